@@ -36,7 +36,22 @@ void RequireDefined(const Expr& e, const char* what) {
   if (!e.defined()) throw IRError(std::string(what) + ": operand is undefined");
 }
 
+// Converts e to type t; constants are retyped in place rather than wrapped in
+// a Cast, as TVM does, so `i + 1` with an int64 i holds an int64 literal.
+Expr ConvertTo(DataType t, const Expr& e) {
+  if (e.dtype() == t) return e;
+  if (t.is_scalar()) {
+    if (const auto* i = e.as<IntImmNode>()) {
+      if (t.is_floating()) return FloatImm(static_cast<double>(i->value), t);
+      return IntImm(t.is_bool() ? (i->value != 0) : i->value, t);
+    }
+    if (const auto* f = e.as<FloatImmNode>(); f && t.is_floating()) return FloatImm(f->value, t);
+  }
+  return Cast(t, e);
+}
+
 // Brings a and b to one type (see op.h); returns that type.
+Expr Cast(DataType t, Expr v);
 DataType Promote(Expr* a, Expr* b, const char* what) {
   RequireDefined(*a, what);
   RequireDefined(*b, what);
@@ -71,8 +86,8 @@ DataType Promote(Expr* a, Expr* b, const char* what) {
       target = ta.is_int() ? ta : tb;
     }
   }
-  if (ta != target) *a = Cast(target, *a);
-  if (tb != target) *b = Cast(target, *b);
+  *a = ConvertTo(target, *a);
+  *b = ConvertTo(target, *b);
   return target;
 }
 
