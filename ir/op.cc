@@ -51,7 +51,6 @@ Expr ConvertTo(DataType t, const Expr& e) {
 }
 
 // Brings a and b to one type (see op.h); returns that type.
-Expr Cast(DataType t, Expr v);
 DataType Promote(Expr* a, Expr* b, const char* what) {
   RequireDefined(*a, what);
   RequireDefined(*b, what);
