@@ -335,6 +335,13 @@ Expr operator+(int64_t a, Expr b) { Expr l = LiteralLike(b, a); return Add(l, st
 Expr operator-(int64_t a, Expr b) { Expr l = LiteralLike(b, a); return Sub(l, std::move(b)); }
 Expr operator*(int64_t a, Expr b) { Expr l = LiteralLike(b, a); return Mul(l, std::move(b)); }
 
+Expr operator<(Expr a, int64_t b) { Expr l = LiteralLike(a, b); return LT(std::move(a), l); }
+Expr operator<=(Expr a, int64_t b) { Expr l = LiteralLike(a, b); return LE(std::move(a), l); }
+Expr operator>(Expr a, int64_t b) { Expr l = LiteralLike(a, b); return GT(std::move(a), l); }
+Expr operator>=(Expr a, int64_t b) { Expr l = LiteralLike(a, b); return GE(std::move(a), l); }
+Expr FloorDiv(Expr a, int64_t b) { Expr l = LiteralLike(a, b); return FloorDiv(std::move(a), l); }
+Expr FloorMod(Expr a, int64_t b) { Expr l = LiteralLike(a, b); return FloorMod(std::move(a), l); }
+
 Stmt For(Var loop_var, Expr min, Expr extent, ForKind kind, Stmt body, std::string thread_tag,
          Annotations annotations) {
   if (!loop_var.defined() || !min.defined() || !extent.defined() || !body.defined()) {

@@ -80,6 +80,12 @@ Expr operator*(Expr a, int64_t b);
 Expr operator+(int64_t a, Expr b);
 Expr operator-(int64_t a, Expr b);
 Expr operator*(int64_t a, Expr b);
+Expr operator<(Expr a, int64_t b);
+Expr operator<=(Expr a, int64_t b);
+Expr operator>(Expr a, int64_t b);
+Expr operator>=(Expr a, int64_t b);
+Expr FloorDiv(Expr a, int64_t b);
+Expr FloorMod(Expr a, int64_t b);
 
 // Statements.
 Stmt For(Var loop_var, Expr min, Expr extent, ForKind kind, Stmt body,
