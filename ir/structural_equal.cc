@@ -282,8 +282,7 @@ class Checker {
         const auto* q = static_cast<const BroadcastNode*>(y);
         if (!E(p->value, q->value)) return At("Broadcast.value");
         if (p->lanes != q->lanes) {
-          return Fail(
-              [&] { return fmt::format("Broadcast lanes: {} vs {}", p->lanes, q->lanes); });
+          return Fail([&] { return fmt::format("Broadcast lanes: {} vs {}", p->lanes, q->lanes); });
         }
         return true;
       }
@@ -451,9 +450,8 @@ class Checker {
             return fmt::format("variable {} vs {}: they refer to different definitions", a->name,
                                b->name);
           }
-          return fmt::format("variable {} vs {}: {} is {} but {} is {}", a->name, b->name,
-                             a->name, ba ? "defined here" : "free", b->name,
-                             bb ? "defined here" : "free");
+          return fmt::format("variable {} vs {}: {} is {} but {} is {}", a->name, b->name, a->name,
+                             ba ? "defined here" : "free", b->name, bb ? "defined here" : "free");
         });
       case ScopedBijection<VarNode>::Lookup::kBothFree: break;
     }
@@ -498,9 +496,8 @@ class Checker {
       });
     }
     if (a.align != b.align) {
-      return Fail([&] {
-        return fmt::format("{} {} align: {} vs {}", what, a.name, a.align, b.align);
-      });
+      return Fail(
+          [&] { return fmt::format("{} {} align: {} vs {}", what, a.name, a.align, b.align); });
     }
     return true;
   }
@@ -538,9 +535,8 @@ class Checker {
     }
     if (!map_free_) {
       if (x == y) return true;
-      return Fail([&] {
-        return fmt::format("free buffer {} vs {}: different buffers", x->name, y->name);
-      });
+      return Fail(
+          [&] { return fmt::format("free buffer {} vs {}: different buffers", x->name, y->name); });
     }
     bool first = false;
     if (!free_bufs_.Match(x, y, &first)) {
@@ -556,9 +552,8 @@ class Checker {
   bool Region(const BufferRegion& a, const BufferRegion& b) {
     if (!UseBuffer(a.buffer, b.buffer)) return At("buffer");
     if (a.region.size() != b.region.size()) {
-      return Fail([&] {
-        return fmt::format("region rank: {} vs {}", a.region.size(), b.region.size());
-      });
+      return Fail(
+          [&] { return fmt::format("region rank: {} vs {}", a.region.size(), b.region.size()); });
     }
     for (size_t i = 0; i < a.region.size(); ++i) {
       if (!E(a.region[i].min, b.region[i].min)) {

@@ -182,8 +182,7 @@ uint8_t ExprTag(ExprKind k) {
     case ExprKind::kRamp: return kRamp;
     case ExprKind::kBroadcast: return kBroadcast;
   }
-  throw IRError("structural hash: unknown expression kind " +
-                std::to_string(static_cast<int>(k)));
+  throw IRError("structural hash: unknown expression kind " + std::to_string(static_cast<int>(k)));
 }
 
 uint8_t CodeTag(DataType::Code c) {
@@ -195,8 +194,7 @@ uint8_t CodeTag(DataType::Code c) {
     case DataType::Code::kBool: return 4;
     case DataType::Code::kHandle: return 5;
   }
-  throw IRError("structural hash: unknown data type code " +
-                std::to_string(static_cast<int>(c)));
+  throw IRError("structural hash: unknown data type code " + std::to_string(static_cast<int>(c)));
 }
 
 uint8_t ForKindTag(ForKind k) {
@@ -217,8 +215,7 @@ uint8_t IterTypeTag(IterType t) {
     case IterType::kOrdered: return 2;
     case IterType::kOpaque: return 3;
   }
-  throw IRError("structural hash: unknown iteration type " +
-                std::to_string(static_cast<int>(t)));
+  throw IRError("structural hash: unknown iteration type " + std::to_string(static_cast<int>(t)));
 }
 
 // Fixed codes for the intrinsics, independent of CallOp's declaration order.
