@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <bit>
 #include <string_view>
 #include <type_traits>
@@ -81,69 +82,95 @@ uint64_t CanonicalFloatBits(double v) {
 
 std::string Quote(std::string_view s) { return fmt::format("'{}'", s); }
 
-// The counterpart of each node defined in scope; bindings are undone in LIFO
-// order when their scope closes, restoring whatever they shadowed.
+// The definitions in scope, as a stack of (a-side node, b-side node) pairs: a
+// scope's pairs are popped when it closes, uncovering whatever they shadowed.
+// A use of (a, b) is consistent exactly when the innermost pair that binds a
+// and the innermost pair that binds b are the same pair, which is also what
+// makes the hash stream (definition numbers) agree. Scopes are shallow in
+// practice, so lookups scan from the top; a deep stack gets an index, kept for
+// as long as the stack stays deep.
 template <typename Node>
-class ScopedMap {
+class ScopedBijection {
  public:
-  const Node* Find(const Node* n) const {
-    auto it = map_.find(n);
-    return it == map_.end() ? nullptr : it->second;
-  }
-  void Bind(const Node* n, const Node* counterpart) {
-    auto [it, inserted] = map_.try_emplace(n, counterpart);
-    undo_.push_back({n, inserted ? nullptr : it->second});
-    it->second = counterpart;
-  }
-  size_t Mark() const { return undo_.size(); }
-  void PopTo(size_t mark) {
-    while (undo_.size() > mark) {
-      Undo u = undo_.back();
-      undo_.pop_back();
-      if (u.previous == nullptr) {
-        map_.erase(u.node);
-      } else {
-        map_[u.node] = u.previous;
+  enum class Lookup { kMatched, kMismatched, kBothFree };
+  Lookup Check(const Node* a, const Node* b) const {
+    if (!indexed_) {
+      for (size_t k = stack_.size(); k-- > 0;) {
+        const Entry& e = stack_[k];
+        if (e.a == a || e.b == b)
+          return e.a == a && e.b == b ? Lookup::kMatched : Lookup::kMismatched;
       }
+      return Lookup::kBothFree;
+    }
+    auto ia = index_a_.find(a);
+    auto ib = index_b_.find(b);
+    if (ia == index_a_.end() && ib == index_b_.end()) return Lookup::kBothFree;
+    if (ia == index_a_.end() || ib == index_b_.end()) return Lookup::kMismatched;
+    return ia->second == ib->second ? Lookup::kMatched : Lookup::kMismatched;
+  }
+  bool IsBoundA(const Node* a) const {
+    return std::any_of(stack_.begin(), stack_.end(), [&](const Entry& e) { return e.a == a; });
+  }
+  bool IsBoundB(const Node* b) const {
+    return std::any_of(stack_.begin(), stack_.end(), [&](const Entry& e) { return e.b == b; });
+  }
+  void Bind(const Node* a, const Node* b) {
+    stack_.push_back({a, b, kNone, kNone});
+    if (indexed_) {
+      IndexAt(stack_.size() - 1);
+    } else if (stack_.size() > kScanLimit) {
+      indexed_ = true;
+      for (size_t k = 0; k < stack_.size(); ++k) IndexAt(k);
+    }
+  }
+  size_t Mark() const { return stack_.size(); }
+  void PopTo(size_t mark) {
+    while (stack_.size() > mark) {
+      if (indexed_) {
+        const Entry& top = stack_.back();
+        Restore(&index_a_, top.a, top.shadowed_a);
+        Restore(&index_b_, top.b, top.shadowed_b);
+      }
+      stack_.pop_back();
+    }
+    if (indexed_ && stack_.size() <= kScanLimit / 2) {
+      indexed_ = false;
+      index_a_.clear();
+      index_b_.clear();
     }
   }
 
  private:
-  struct Undo {
-    const Node* node;
-    const Node* previous;
+  static constexpr size_t kScanLimit = 32;
+  static constexpr size_t kNone = SIZE_MAX;
+  struct Entry {
+    const Node* a;
+    const Node* b;
+    size_t shadowed_a, shadowed_b;  // positions of the pairs this one hides (indexed only)
   };
-  std::unordered_map<const Node*, const Node*> map_;
-  std::vector<Undo> undo_;
-};
+  using Index = std::unordered_map<const Node*, size_t>;  // node -> innermost position
 
-// A bijection between the nodes of two programs, both directions scoped
-// together.
-template <typename Node>
-class ScopedBijection {
- public:
-  // Whether a and b are bound to each other (both -> bound, consistently).
-  enum class Lookup { kMatched, kMismatched, kBothFree };
-  Lookup Check(const Node* a, const Node* b) const {
-    const Node* fa = ab_.Find(a);
-    const Node* fb = ba_.Find(b);
-    if (fa == nullptr && fb == nullptr) return Lookup::kBothFree;
-    return fa == b && fb == a ? Lookup::kMatched : Lookup::kMismatched;
+  static size_t Push(Index* index, const Node* n, size_t k) {
+    auto [it, inserted] = index->try_emplace(n, k);
+    size_t shadowed = inserted ? kNone : it->second;
+    it->second = k;
+    return shadowed;
   }
-  bool IsBoundA(const Node* a) const { return ab_.Find(a) != nullptr; }
-  bool IsBoundB(const Node* b) const { return ba_.Find(b) != nullptr; }
-  void Bind(const Node* a, const Node* b) {
-    ab_.Bind(a, b);
-    ba_.Bind(b, a);
+  static void Restore(Index* index, const Node* n, size_t shadowed) {
+    if (shadowed == kNone) {
+      index->erase(n);
+    } else {
+      (*index)[n] = shadowed;
+    }
   }
-  std::pair<size_t, size_t> Mark() const { return {ab_.Mark(), ba_.Mark()}; }
-  void PopTo(std::pair<size_t, size_t> mark) {
-    ab_.PopTo(mark.first);
-    ba_.PopTo(mark.second);
+  void IndexAt(size_t k) {
+    stack_[k].shadowed_a = Push(&index_a_, stack_[k].a, k);
+    stack_[k].shadowed_b = Push(&index_b_, stack_[k].b, k);
   }
 
- private:
-  ScopedMap<Node> ab_, ba_;
+  std::vector<Entry> stack_;
+  bool indexed_ = false;
+  Index index_a_, index_b_;
 };
 
 // A bijection that only grows: free nodes matched at their first use.

@@ -331,41 +331,70 @@ class ByteSink {
   XXH64_state_t* state_ = nullptr;
 };
 
-// Definition numbers of the nodes in scope; bindings are undone in LIFO order
-// when their scope closes, which restores any definition they shadowed.
+// Definition numbers of the nodes in scope, as a stack: a scope's bindings are
+// popped when it closes, which uncovers any definition they shadowed. Scopes
+// are shallow in practice, so lookups scan the stack from the top; only a
+// deep stack (many buffers in one block, say) gets an index, kept for as long
+// as the stack stays deep.
 template <typename Node>
 class ScopedNumbers {
  public:
   const uint32_t* Find(const Node* n) const {
-    auto it = map_.find(n);
-    return it == map_.end() ? nullptr : &it->second;
+    if (!indexed_) {
+      for (size_t k = stack_.size(); k-- > 0;) {
+        if (stack_[k].node == n) return &stack_[k].number;
+      }
+      return nullptr;
+    }
+    auto it = index_.find(n);
+    return it == index_.end() ? nullptr : &stack_[it->second].number;
   }
   void Bind(const Node* n, uint32_t number) {
-    auto [it, inserted] = map_.try_emplace(n, number);
-    undo_.push_back({n, inserted ? kUnbound : it->second});
-    it->second = number;
+    stack_.push_back({n, number, kNone});
+    if (indexed_) {
+      IndexTop();
+    } else if (stack_.size() > kScanLimit) {
+      indexed_ = true;
+      for (size_t k = 0; k < stack_.size(); ++k) IndexAt(k);
+    }
   }
-  size_t Mark() const { return undo_.size(); }
+  size_t Mark() const { return stack_.size(); }
   void PopTo(size_t mark) {
-    while (undo_.size() > mark) {
-      Undo u = undo_.back();
-      undo_.pop_back();
-      if (u.previous == kUnbound) {
-        map_.erase(u.node);
-      } else {
-        map_[u.node] = u.previous;
+    while (stack_.size() > mark) {
+      if (indexed_) {
+        const Entry& top = stack_.back();
+        if (top.shadowed == kNone) {
+          index_.erase(top.node);
+        } else {
+          index_[top.node] = top.shadowed;
+        }
       }
+      stack_.pop_back();
+    }
+    if (indexed_ && stack_.size() <= kScanLimit / 2) {
+      indexed_ = false;
+      index_.clear();
     }
   }
 
  private:
-  static constexpr uint32_t kUnbound = UINT32_MAX;
-  struct Undo {
+  static constexpr size_t kScanLimit = 32;
+  static constexpr size_t kNone = SIZE_MAX;
+  struct Entry {
     const Node* node;
-    uint32_t previous;
+    uint32_t number;
+    size_t shadowed;  // stack position of the binding this one hides (indexed only)
   };
-  std::unordered_map<const Node*, uint32_t> map_;
-  std::vector<Undo> undo_;
+  void IndexTop() { IndexAt(stack_.size() - 1); }
+  void IndexAt(size_t k) {
+    auto [it, inserted] = index_.try_emplace(stack_[k].node, k);
+    stack_[k].shadowed = inserted ? kNone : it->second;
+    it->second = k;
+  }
+
+  std::vector<Entry> stack_;
+  bool indexed_ = false;
+  std::unordered_map<const Node*, size_t> index_;  // node -> top-most stack position
 };
 
 class Hasher {

@@ -394,6 +394,54 @@ TEST(StructuralEqual, ShadowedDefinitionsAreScoped) {
   EXPECT_EQ(StructuralHash(shared), StructuralHash(distinct));
 }
 
+// Scopes deeper than a few dozen definitions are looked up through an index
+// instead of a scan; both must agree, including on shadowing and on scopes
+// closing again.
+TEST(StructuralEqual, DeepScopesBehaveLikeShallowOnes) {
+  constexpr int kDepth = 40;
+  // for v0: for v1: ... for v39: { A[v_use(0)] = 0; ...; A[v_use(39)] = 39 }
+  // followed by one more store using a free variable; the nest is repeated so
+  // that its scope opens and closes twice. inner_repeat makes the innermost
+  // loop rebind v0, shadowing the outermost one.
+  auto make = [](const std::string& p, int swap_use, bool inner_repeat) {
+    Buffer a(p + "A", DataType::Float32(), {I(kDepth)});
+    std::vector<Var> vars;
+    for (int d = 0; d < kDepth; ++d) vars.emplace_back(p + "v" + std::to_string(d));
+    if (inner_repeat) vars.back() = vars.front();
+    std::vector<Stmt> nests;
+    for (int rep = 0; rep < 2; ++rep) {
+      std::vector<Stmt> stores;
+      for (int d = 0; d < kDepth; ++d) {
+        int use = d == swap_use ? d + 1 : d;
+        stores.push_back(BufferStore(a, F(d), {vars[use]}));
+      }
+      Stmt body = SeqStmt(std::move(stores));
+      for (int d = kDepth - 1; d >= 0; --d) {
+        body = For(vars[d], I(0), I(2), ForKind::kSerial, body);
+      }
+      nests.push_back(body);
+    }
+    PrimFunc f;
+    f.params = {a};
+    f.body = MakeRootBody(SeqStmt(std::move(nests)));
+    return f;
+  };
+  EXPECT_TRUE(StructuralEqual(make("x", -1, false), make("y", -1, false)));
+  EXPECT_EQ(StructuralHash(make("x", -1, false)), StructuralHash(make("y", -1, false)));
+  for (int swap : {0, 20, 38}) {
+    SCOPED_TRACE(swap);
+    PrimFunc a = make("x", -1, false), b = make("y", swap, false);
+    EXPECT_THAT(Mismatch(a, b), HasSubstr("they refer to different definitions"));
+    EXPECT_NE(StructuralHash(a), StructuralHash(b));
+  }
+  // With v39 == v0, the stores of v0 and v39 both refer to the innermost loop.
+  PrimFunc shadow = make("x", -1, true);
+  EXPECT_FALSE(StructuralEqual(make("x", -1, false), shadow));
+  EXPECT_NE(StructuralHash(make("x", -1, false)), StructuralHash(shadow));
+  EXPECT_TRUE(StructuralEqual(shadow, make("y", -1, true)));
+  EXPECT_EQ(StructuralHash(shadow), StructuralHash(make("y", -1, true)));
+}
+
 TEST(StructuralEqual, SymbolicShapeVariablesOfFunctionsMatchByFirstUse) {
   auto make = [](const Var& n, const Var& m) {
     Buffer a("A", DataType::Float32(), {n, m});
@@ -467,6 +515,117 @@ TEST(StructuralHash, LongStreamsHashEveryByte) {
   EXPECT_TRUE(StructuralEqual(a, b));
   EXPECT_NE(StructuralHash(a), StructuralHash(c));
   EXPECT_THAT(Mismatch(a, c), HasSubstr("seq[3999]/store aA/value: FloatImm value: 1 vs 2"));
+}
+
+// ---- The documented stream ------------------------------------------------
+//
+// An independent XXH64 (from the public xxHash specification) over streams
+// written out by hand from the format comment in structural_hash.cc: if the
+// code and its documentation ever disagree, this fails.
+
+uint64_t Rotl(uint64_t x, int r) { return (x << r) | (x >> (64 - r)); }
+
+uint64_t ReferenceXxh64(const std::vector<uint8_t>& in) {
+  constexpr uint64_t kP1 = 0x9E3779B185EBCA87ULL, kP2 = 0xC2B2AE3D27D4EB4FULL,
+                     kP3 = 0x165667B19E3779F9ULL, kP4 = 0x85EBCA77C2B2AE63ULL,
+                     kP5 = 0x27D4EB2F165667C5ULL;
+  auto read = [&](size_t at, int bytes) {
+    uint64_t v = 0;
+    for (int k = 0; k < bytes; ++k) v |= uint64_t{in[at + k]} << (8 * k);
+    return v;
+  };
+  auto round = [&](uint64_t acc, uint64_t lane) { return Rotl(acc + lane * kP2, 31) * kP1; };
+  const size_t len = in.size();
+  size_t at = 0;
+  uint64_t h;
+  if (len >= 32) {
+    uint64_t v[4] = {kP1 + kP2, kP2, 0, 0 - kP1};
+    for (; at + 32 <= len; at += 32) {
+      for (int k = 0; k < 4; ++k) v[k] = round(v[k], read(at + 8 * k, 8));
+    }
+    h = Rotl(v[0], 1) + Rotl(v[1], 7) + Rotl(v[2], 12) + Rotl(v[3], 18);
+    for (uint64_t lane : v) h = (h ^ round(0, lane)) * kP1 + kP4;
+  } else {
+    h = kP5;
+  }
+  h += len;
+  for (; at + 8 <= len; at += 8) h = Rotl(h ^ round(0, read(at, 8)), 27) * kP1 + kP4;
+  if (at + 4 <= len) {
+    h = Rotl(h ^ (read(at, 4) * kP1), 23) * kP2 + kP3;
+    at += 4;
+  }
+  for (; at < len; ++at) h = Rotl(h ^ (in[at] * kP5), 11) * kP1;
+  h ^= h >> 33;
+  h *= kP2;
+  h ^= h >> 29;
+  h *= kP3;
+  h ^= h >> 32;
+  return h;
+}
+
+TEST(StructuralHash, ReferenceXxh64MatchesPublishedVectors) {
+  EXPECT_EQ(ReferenceXxh64({}), 0xEF46DB3751D8E999ULL);
+  EXPECT_EQ(ReferenceXxh64({'a', 'b', 'c'}), 0x44BC2CF5AD770999ULL);
+}
+
+// Writes stream primitives as the format comment defines them.
+struct StreamWriter {
+  std::vector<uint8_t> bytes;
+  StreamWriter& Le(uint64_t v, int n) {
+    for (int k = 0; k < n; ++k) bytes.push_back(static_cast<uint8_t>(v >> (8 * k)));
+    return *this;
+  }
+  StreamWriter& U8(uint8_t v) { return Le(v, 1); }
+  StreamWriter& U32(uint32_t v) { return Le(v, 4); }
+  StreamWriter& I64(int64_t v) { return Le(static_cast<uint64_t>(v), 8); }
+  StreamWriter& Str(const std::string& s) {
+    U32(static_cast<uint32_t>(s.size()));
+    bytes.insert(bytes.end(), s.begin(), s.end());
+    return *this;
+  }
+  StreamWriter& DType(uint8_t code, uint8_t bits, uint16_t lanes = 1) {
+    return U8(code).U8(bits).Le(lanes, 2);
+  }
+  StreamWriter& Int32() { return DType(0, 32); }
+  StreamWriter& Header(uint8_t root) {
+    for (char c : std::string("KILNSH01")) bytes.push_back(static_cast<uint8_t>(c));
+    return U8(root);
+  }
+  StreamWriter& IntImm32(int64_t v) { return U8(0x10).Int32().I64(v); }
+};
+
+TEST(StructuralHash, StreamIsTheDocumentedOne) {
+  Var x("x");
+  StreamWriter e;
+  e.Header(0x02);
+  e.U8(0x20).Int32();         // Add
+  e.U8(0x22).Int32();         //   Mul
+  e.U8(0x14).Int32().U32(0);  //     free variable #0
+  e.IntImm32(4);              //     4
+  e.IntImm32(1);              //   1
+  EXPECT_EQ(StructuralHash(x * 4 + 1), ReferenceXxh64(e.bytes));
+
+  // for i in 0..4: A[i] = 1.5, in a function with parameter A: float32[4].
+  Buffer a("A", DataType::Float32(), {I(4)});
+  Var i("i");
+  PrimFunc f;
+  f.params = {a};
+  f.body = MakeRootBody(For(i, I(0), I(4), ForKind::kSerial, BufferStore(a, F(1.5), {i})));
+  StreamWriter s;
+  s.Header(0x01).U32(1);                                    // one parameter
+  s.U8(0x61).DType(2, 32).U32(1).IntImm32(4).U32(0);        //   float32, shape [4], no strides
+  s.Str("global").I64(0);                                   //   scope, align
+  s.U32(0);                                                 // no attrs
+  s.U8(0x51).U8(0x01).Str("root").U32(0).U32(0);            // root realize: no iter vars/bindings
+  s.U8(0x10).DType(4, 1).I64(1);                            //   predicate True
+  s.U32(0).U32(0).U32(0).U8(0);                             //   no allocs, reads, writes, init
+  s.U8(0x50).IntImm32(0).IntImm32(4).U8(0).Str("").U32(0);  // for: min, extent, serial, "", {}
+  s.U8(0x60).Int32();                                       //   loop variable #0
+  s.U8(0x52).U8(0x62).U32(0);                               //   store to buffer #0
+  s.U8(0x11).DType(2, 32).Le(0x3FF8000000000000ULL, 8);     //     1.5
+  s.U32(1).U8(0x13).Int32().U32(0);                         //     [variable #0]
+  s.U32(0);                                                 //   root block annotations
+  EXPECT_EQ(StructuralHash(f), ReferenceXxh64(s.bytes));
 }
 
 // ---- Golden values --------------------------------------------------------
