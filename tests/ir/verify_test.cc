@@ -99,8 +99,8 @@ struct Matmul {
     blk.reads = {Region(A, {Pt(vi), Pt(vk)}), Region(B, {Pt(vk), Pt(vj)})};
     blk.writes = {Region(C, {Pt(vi), Pt(vj)})};
     blk.init = BufferStore(C, FloatImm(0), {vi, vj});
-    blk.body = BufferStore(C, BufferLoad(C, {vi, vj}) + BufferLoad(A, {vi, vk}) * BufferLoad(B, {vk, vj}),
-                           {vi, vj});
+    blk.body = BufferStore(
+        C, BufferLoad(C, {vi, vj}) + BufferLoad(A, {vi, vk}) * BufferLoad(B, {vk, vj}), {vi, vj});
     if (edit) edit(blk);
     Stmt s = BlockRealize({i, j, k}, BoolImm(true), MakeBlock(std::move(blk)));
     s = For(k, IntImm(0), IntImm(16), ForKind::kSerial, s);
@@ -195,8 +195,7 @@ TEST(VerifyTest, SymbolicShapeVariablesAreDefined) {
   Var n("n");
   Buffer A("A", f32, {n});
   Var i("i");
-  PrimFunc f = Func({A}, For(i, IntImm(0), n, ForKind::kSerial,
-                             BufferStore(A, FloatImm(0), {i})));
+  PrimFunc f = Func({A}, For(i, IntImm(0), n, ForKind::kSerial, BufferStore(A, FloatImm(0), {i})));
   auto issues = VerifyFunc(f);
   EXPECT_TRUE(issues.empty()) << Dump(issues);
 }
@@ -246,14 +245,14 @@ TEST(VerifyTest, IterVarReusedByNestedBlock) {
   Matmul m;
   // The init is replaced by a nested block that reuses the iter var vi.
   ExpectSome(m.Build([&](BlockNode& b) {
-               BlockNode inner;
-               inner.name = "inner";
-               inner.iter_vars = {IV(m.vi, 16)};
-               inner.writes = {Region(m.C, {Pt(m.vi), Pt(IntImm(0))})};
-               inner.body = BufferStore(m.C, FloatImm(0), {m.vi, IntImm(0)});
-               b.body = SeqStmt({b.body, BlockRealize({b.iter_vars[0].var}, BoolImm(true),
-                                                      MakeBlock(std::move(inner)))});
-             }),
+    BlockNode inner;
+    inner.name = "inner";
+    inner.iter_vars = {IV(m.vi, 16)};
+    inner.writes = {Region(m.C, {Pt(m.vi), Pt(IntImm(0))})};
+    inner.body = BufferStore(m.C, FloatImm(0), {m.vi, IntImm(0)});
+    b.body = SeqStmt(
+        {b.body, BlockRealize({b.iter_vars[0].var}, BoolImm(true), MakeBlock(std::move(inner)))});
+  }),
              "block 'inner': variable 'vi' is defined again by block 'inner' while its "
              "definition by block 'C' is still in scope");
 }
@@ -263,17 +262,16 @@ TEST(VerifyTest, IterVarReusedByNestedBlock) {
 TEST(VerifyTest, BufferNotDeclared) {
   Copy c;
   Buffer X("X", f32, {IntImm(64)});
-  ExpectSome(c.Build([&](BlockNode& b) { b.body = BufferStore(c.B, BufferLoad(X, {c.vi}), {c.vi}); }),
-             "block 'B': buffer 'X' is used but not declared: it is neither a function parameter "
-             "nor allocated by an enclosing block (in the load from buffer 'X')");
+  ExpectSome(
+      c.Build([&](BlockNode& b) { b.body = BufferStore(c.B, BufferLoad(X, {c.vi}), {c.vi}); }),
+      "block 'B': buffer 'X' is used but not declared: it is neither a function parameter "
+      "nor allocated by an enclosing block (in the load from buffer 'X')");
 }
 
 TEST(VerifyTest, SameNamedBufferObjectIsNotTheParameter) {
   Copy c;
   Buffer other("A", f32, {IntImm(64)});
-  ExpectSome(c.Build([&](BlockNode& b) {
-               b.reads = {Region(other, {Pt(c.vi)})};
-             }),
+  ExpectSome(c.Build([&](BlockNode& b) { b.reads = {Region(other, {Pt(c.vi)})}; }),
              "a different buffer object with that name is declared by the function parameters");
 }
 
@@ -286,8 +284,8 @@ TEST(VerifyTest, AllocatedBufferUsedOutsideItsBlock) {
   blk.alloc_buffers = {T};
   blk.body = For(j, IntImm(0), IntImm(4), ForKind::kSerial, BufferStore(T, FloatImm(0), {j}));
   Stmt first = BlockRealize({}, BoolImm(true), MakeBlock(std::move(blk)));
-  Stmt second = For(i, IntImm(0), IntImm(4), ForKind::kSerial,
-                    BufferStore(A, BufferLoad(T, {i}), {i}));
+  Stmt second =
+      For(i, IntImm(0), IntImm(4), ForKind::kSerial, BufferStore(A, BufferLoad(T, {i}), {i}));
   ExpectOne(Func({A}, SeqStmt({first, second})), "block 'root'",
             "buffer 'T' is used outside block 'alloc', which allocates it");
 }
@@ -297,8 +295,8 @@ TEST(VerifyTest, AllocatedBufferUsedOutsideItsBlock) {
 TEST(VerifyTest, LoadRankMismatch) {
   Matmul m;
   ExpectSome(m.Build([&](BlockNode& b) {
-               b.body = BufferStore(m.C, RawLoad(m.A, {m.vi}), {m.vi, m.vj});
-             }),
+    b.body = BufferStore(m.C, RawLoad(m.A, {m.vi}), {m.vi, m.vj});
+  }),
              "block 'C': the load from buffer 'A' has 1 index(es) but buffer 'A' has 2 "
              "dimension(s)");
 }
@@ -320,8 +318,7 @@ TEST(VerifyTest, StoreAndRegionRankMismatch) {
 
 TEST(VerifyTest, StoredValueTypeDiffersFromBuffer) {
   Copy c;
-  ExpectOne(c.Build([&](BlockNode& b) { b.body = RawStore(c.B, IntImm(1), {c.vi}); }),
-            "block 'B'",
+  ExpectOne(c.Build([&](BlockNode& b) { b.body = RawStore(c.B, IntImm(1), {c.vi}); }), "block 'B'",
             "the store to buffer 'B' writes a value of type int32 but the buffer holds float32; "
             "cast the value");
 }
@@ -361,9 +358,11 @@ TEST(VerifyTest, NonIntegerIndexAndIfCondition) {
 TEST(VerifyTest, BindingCountMismatch) {
   Matmul m;
   PrimFunc f = m.Build();
-  const auto* realize =
-      f.root_block().body.as<ForNode>()->body.as<ForNode>()->body.as<ForNode>()->body
-          .as<BlockRealizeNode>();
+  const auto* realize = f.root_block()
+                            .body.as<ForNode>()
+                            ->body.as<ForNode>()
+                            ->body.as<ForNode>()
+                            ->body.as<BlockRealizeNode>();
   Stmt bad = RawRealize({m.i, m.j}, BoolImm(true), realize->block);
   bad = For(m.k, IntImm(0), IntImm(16), ForKind::kSerial, bad);
   bad = For(m.j, IntImm(0), IntImm(16), ForKind::kSerial, bad);
@@ -391,18 +390,20 @@ TEST(VerifyTest, BindingUsesOwnIterVar) {
   const auto* realize = f.root_block().body.as<ForNode>()->body.as<BlockRealizeNode>();
   Stmt bad = RawRealize({c.vi + c.i}, BoolImm(true), realize->block);
   f.body = MakeRootBody(For(c.i, IntImm(0), IntImm(64), ForKind::kSerial, bad));
-  ExpectSome(f, "block 'B': the binding uses 'vi', an iter var of the same block; bindings are "
-                "evaluated outside the block and may only use enclosing loop variables (in the "
-                "binding of iter var 'vi')");
+  ExpectSome(f,
+             "block 'B': the binding uses 'vi', an iter var of the same block; bindings are "
+             "evaluated outside the block and may only use enclosing loop variables (in the "
+             "binding of iter var 'vi')");
 }
 
 TEST(VerifyTest, BlockBodyUsesOuterLoopVariable) {
   Copy c;
-  ExpectOne(c.Build([&](BlockNode& b) { b.body = BufferStore(c.B, BufferLoad(c.A, {c.i}), {c.vi}); }),
-            "block 'B'",
-            "block 'B' uses loop variable 'i' of a loop outside the block; a block can only see "
-            "its own iter vars and variables defined inside it, so bind the loop variable to an "
-            "iter var (in index 0 of the load from buffer 'A')");
+  ExpectOne(
+      c.Build([&](BlockNode& b) { b.body = BufferStore(c.B, BufferLoad(c.A, {c.i}), {c.vi}); }),
+      "block 'B'",
+      "block 'B' uses loop variable 'i' of a loop outside the block; a block can only see "
+      "its own iter vars and variables defined inside it, so bind the loop variable to an "
+      "iter var (in index 0 of the load from buffer 'A')");
 }
 
 TEST(VerifyTest, OpaqueBlockSeesOuterLoopVariable) {
@@ -466,7 +467,8 @@ TEST(VerifyTest, RootBlockMustBeNamedRootWithoutIterVars) {
   std::string all = Dump(issues);
   EXPECT_THAT(all, HasSubstr("block 'main_block': the root block must be named \"root\", not "
                              "'main_block'"));
-  EXPECT_THAT(all, HasSubstr("block 'main_block': the root block must have no iter vars, it has 1"));
+  EXPECT_THAT(all,
+              HasSubstr("block 'main_block': the root block must have no iter vars, it has 1"));
 }
 
 TEST(VerifyTest, FunctionBodyMustBeRootBlock) {
@@ -482,9 +484,9 @@ TEST(VerifyTest, FunctionBodyMustBeRootBlock) {
 TEST(VerifyTest, ReductionWithoutInit) {
   Matmul m;
   ExpectOne(m.Build([&](BlockNode& b) {
-              b.init.reset();
-              b.reads.push_back(Region(m.C, {Pt(m.vi), Pt(m.vj)}));
-            }),
+    b.init.reset();
+    b.reads.push_back(Region(m.C, {Pt(m.vi), Pt(m.vj)}));
+  }),
             "block 'C'",
             "the block reduces into buffer 'C' (which it also reads) over reduction iter vars but "
             "has no init; add T.init");
@@ -500,7 +502,9 @@ TEST(VerifyTest, InitWithoutReductionIterVars) {
 
 TEST(VerifyTest, InitWritesBufferNotInWrites) {
   Matmul m;
-  ExpectOne(m.Build([&](BlockNode& b) { b.init = BufferStore(m.A, FloatImm(0), {m.vi, m.vj}); }),
+  ExpectOne(m.Build([&](BlockNode& b) {
+    b.init = BufferStore(m.A, FloatImm(0), {m.vi, m.vj});
+  }),
             "block 'C'",
             "the init writes buffer 'A', which is not among the block's writes; add it to "
             "T.writes");
@@ -515,8 +519,8 @@ TEST(VerifyTest, LoadOutsideReadRegion) {
   Buffer A("A", f32, {IntImm(65)});
   c.A = A;
   ExpectOne(c.Build([&](BlockNode& b) {
-              b.body = BufferStore(c.B, BufferLoad(c.A, {c.vi + 1}), {c.vi});
-            }),
+    b.body = BufferStore(c.B, BufferLoad(c.A, {c.vi + 1}), {c.vi});
+  }),
             "block 'B'",
             "load from buffer 'A' reaches A[1:65], outside the block's read region(s) A[0:64]; "
             "widen T.reads or fix the index (in the value stored to buffer 'B')");
@@ -532,8 +536,8 @@ TEST(VerifyTest, StoreWithoutWriteRegion) {
 TEST(VerifyTest, RegionOutsideBufferShape) {
   Copy c;
   ExpectSome(c.Build([&](BlockNode& b) {
-               b.reads = {Region(c.A, {Range{c.vi, IntImm(2)}})};
-             }),
+    b.reads = {Region(c.A, {Range{c.vi, IntImm(2)}})};
+  }),
              "block 'B': the read region of buffer 'A' in dimension 0 covers [0:65], outside the "
              "buffer's extent 64");
 }
@@ -541,10 +545,10 @@ TEST(VerifyTest, RegionOutsideBufferShape) {
 TEST(VerifyTest, AccessOutsideShapeOutsideBlocks) {
   Buffer A("A", f32, {IntImm(4)});
   Var i("i");
-  ExpectOne(Func({A}, For(i, IntImm(0), IntImm(5), ForKind::kSerial,
-                          BufferStore(A, FloatImm(0), {i}))),
-            "block 'root'",
-            "store to buffer 'A' reaches A[0:5] in dimension 0, outside the buffer's extent 4");
+  ExpectOne(
+      Func({A}, For(i, IntImm(0), IntImm(5), ForKind::kSerial, BufferStore(A, FloatImm(0), {i}))),
+      "block 'root'",
+      "store to buffer 'A' reaches A[0:5] in dimension 0, outside the buffer's extent 4");
 }
 
 // ---- 11. loops ----------------------------------------------------------------------------------
@@ -589,8 +593,7 @@ TEST(VerifyTest, VectorizedLoopWithSymbolicExtent) {
   Var n("n");
   Buffer A("A", f32, {n});
   Var i("i");
-  ExpectOne(Func({A}, For(i, IntImm(0), n, ForKind::kVectorized,
-                          BufferStore(A, FloatImm(0), {i}))),
+  ExpectOne(Func({A}, For(i, IntImm(0), n, ForKind::kVectorized, BufferStore(A, FloatImm(0), {i}))),
             "loop i in block 'root'",
             "vectorized loop 'i' has a non-constant extent; vector lanes are fixed");
 }
@@ -648,8 +651,8 @@ TEST(VerifyTest, NullNodesAreReported) {
     f.body = RawRealize({}, BoolImm(true), Block());
     ExpectOne(f, "function main", "a block realize has no block (null)");
   }
-  auto null_bin = Expr(std::make_shared<const BinaryNode>(ExprKind::kAdd, DataType::Int32(),
-                                                          Expr(), IntImm(1)));
+  auto null_bin = Expr(
+      std::make_shared<const BinaryNode>(ExprKind::kAdd, DataType::Int32(), Expr(), IntImm(1)));
   ExpectSome(Func({A}, RawStore(A, Expr(), {null_bin})),
              "the store to buffer 'A' has no value (null)");
   ExpectSome(Func({A}, RawStore(A, FloatImm(0), {null_bin})),
@@ -687,17 +690,14 @@ TEST(VerifyTest, NullNodesAreReported) {
 
 TEST(VerifyTest, VerifyThrowsWithOneIssuePerLine) {
   Copy c;
-  PrimFunc f = c.Build([&](BlockNode& b) {
-    b.body = RawStore(c.B, IntImm(1), {c.i});
-  });
+  PrimFunc f = c.Build([&](BlockNode& b) { b.body = RawStore(c.B, IntImm(1), {c.i}); });
   try {
     Verify(f);
     FAIL() << "Verify accepted a malformed function";
   } catch (const VerifyError& e) {
     ASSERT_EQ(e.issues().size(), 2u) << e.what();
-    EXPECT_EQ(std::string(e.what()),
-              "function main is not well-formed (2 issue(s)):\n  " + e.issues()[0].str() +
-                  "\n  " + e.issues()[1].str());
+    EXPECT_EQ(std::string(e.what()), "function main is not well-formed (2 issue(s)):\n  " +
+                                         e.issues()[0].str() + "\n  " + e.issues()[1].str());
     EXPECT_THAT(e.issues()[0].message, HasSubstr("uses loop variable 'i'"));
     EXPECT_THAT(e.issues()[1].message, HasSubstr("writes a value of type int32"));
   }
