@@ -120,9 +120,9 @@ void Verifier::VisitVar(const VarNode* v) {
   if (binding_block_ != nullptr) {
     for (const auto& iv : binding_block_->iter_vars) {
       if (iv.var.get() == v) {
-        ReportExpr("the binding uses " + Q(v->name) +
-                   ", an iter var of the same block; bindings are evaluated outside the block "
-                   "and may only use enclosing loop variables");
+        ReportExpr("uses " + Q(v->name) +
+                   ", an iter var of the same block; bindings and the predicate are evaluated "
+                   "outside the block and may only use enclosing loop variables");
         return;
       }
     }

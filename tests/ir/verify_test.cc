@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "ir/error.h"
+#include "ir/functor.h"
 #include "ir/op.h"
 
 namespace kiln::ir {
@@ -388,12 +390,15 @@ TEST(VerifyTest, BindingUsesOwnIterVar) {
   Copy c;
   PrimFunc f = c.Build();
   const auto* realize = f.root_block().body.as<ForNode>()->body.as<BlockRealizeNode>();
-  Stmt bad = RawRealize({c.vi + c.i}, BoolImm(true), realize->block);
+  Stmt bad = RawRealize({c.vi + c.i}, c.vi < IntImm(8), realize->block);
   f.body = MakeRootBody(For(c.i, IntImm(0), IntImm(64), ForKind::kSerial, bad));
-  ExpectSome(f,
-             "block 'B': the binding uses 'vi', an iter var of the same block; bindings are "
-             "evaluated outside the block and may only use enclosing loop variables (in the "
-             "binding of iter var 'vi')");
+  auto issues = VerifyFunc(f);
+  ASSERT_EQ(issues.size(), 2u) << Dump(issues);
+  EXPECT_EQ(issues[0].str(),
+            "block 'B': uses 'vi', an iter var of the same block; bindings and the predicate are "
+            "evaluated outside the block and may only use enclosing loop variables (in the "
+            "binding of iter var 'vi')");
+  EXPECT_THAT(issues[1].str(), HasSubstr("(in the block predicate)"));
 }
 
 TEST(VerifyTest, BlockBodyUsesOuterLoopVariable) {
@@ -627,6 +632,25 @@ TEST(VerifyTest, DuplicateParameters) {
             "buffer 'A' is listed twice as a parameter (positions 0 and 1)");
 }
 
+TEST(VerifyTest, ExpressionTypeErrors) {
+  Buffer A("A", f32, {IntImm(4)});
+  Var i("i");
+  Expr mixed = Expr(std::make_shared<const BinaryNode>(ExprKind::kAdd, DataType::Int32(), i,
+                                                       IntImm(1, DataType::Int64())));
+  Expr bad_call = Expr(std::make_shared<const CallNode>(f32, CallOp::kExp, std::vector<Expr>{}));
+  Expr bad_select = Expr(std::make_shared<const SelectNode>(IntImm(1), FloatImm(0), IntImm(0)));
+  Stmt body = SeqStmt({BufferStore(A, bad_call, {i}), RawStore(A, bad_select, {i}),
+                       RawStore(A, FloatImm(0), {mixed})});
+  auto issues = VerifyFunc(Func({A}, For(i, IntImm(0), IntImm(3), ForKind::kSerial, body)));
+  std::string all = Dump(issues);
+  EXPECT_THAT(all, HasSubstr("T.exp takes 1 argument(s) but is given 0 (in the value stored to "
+                             "buffer 'A')"));
+  EXPECT_THAT(all, HasSubstr("a select condition has type int32; it must be bool"));
+  EXPECT_THAT(all, HasSubstr("the branches of a select have different types float32 and int32"));
+  EXPECT_THAT(all, HasSubstr("a binary expression mixes operand types int32 and int64; cast one "
+                             "operand (in index 0 of the store to buffer 'A')"));
+}
+
 // ---- robustness: null nodes are issues, never crashes ---------------------------------------
 
 TEST(VerifyTest, NullNodesAreReported) {
@@ -686,6 +710,53 @@ TEST(VerifyTest, NullNodesAreReported) {
     EXPECT_THAT(all, HasSubstr("the init of block 'b' is null"));
     EXPECT_THAT(all, HasSubstr("the body of block 'b' is null"));
   }
+}
+
+// Replaces the n-th expression (or statement) met in a walk with null.
+class NullOut : public IRMutator {
+ public:
+  NullOut(int target, bool stmts) : target_(target), stmts_(stmts) {}
+  bool hit() const { return count_ > target_; }
+
+  Expr VisitExpr(const Expr& e) override {
+    if (!stmts_ && e.defined() && count_++ == target_) return Expr();
+    return IRMutator::VisitExpr(e);
+  }
+  Stmt VisitStmt(const Stmt& s) override {
+    if (stmts_ && s.defined() && count_++ == target_) return Stmt();
+    return IRMutator::VisitStmt(s);
+  }
+
+ private:
+  int target_, count_ = 0;
+  bool stmts_;
+};
+
+TEST(VerifyTest, NullingAnyNodeNeverCrashes) {
+  Matmul m;
+  int checked = 0;
+  for (const PrimFunc& base : {m.Build(), TiledCopy(true)}) {
+    for (bool stmts : {false, true}) {
+      for (int n = 0;; ++n) {
+        NullOut mutator(n, stmts);
+        PrimFunc f = base;
+        try {
+          f.body = mutator.VisitStmt(base.body);
+        } catch (const IRError&) {
+          continue;  // an op.h constructor refused the null child; nothing to verify
+        }
+        if (!mutator.hit()) break;
+        auto issues = VerifyFunc(f);
+        // A null expression is always wrong; a dropped statement may leave a
+        // valid function (a sequence just gets shorter).
+        if (!stmts) {
+          EXPECT_FALSE(issues.empty()) << "expression " << n << " nulled";
+        }
+        ++checked;
+      }
+    }
+  }
+  EXPECT_GT(checked, 40);  // the walk really produced malformed variants
 }
 
 TEST(VerifyTest, VerifyThrowsWithOneIssuePerLine) {
