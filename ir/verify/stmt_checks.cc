@@ -23,6 +23,22 @@ bool SameExpr(const Expr& a, const Expr& b) {
   return false;
 }
 
+// The comparison with its operands swapped: a < b is b > a.
+ExprKind Mirrored(ExprKind k) {
+  switch (k) {
+    case ExprKind::kLT:
+      return ExprKind::kGT;
+    case ExprKind::kGT:
+      return ExprKind::kLT;
+    case ExprKind::kLE:
+      return ExprKind::kGE;
+    case ExprKind::kGE:
+      return ExprKind::kLE;
+    default:
+      return k;
+  }
+}
+
 }  // namespace
 
 void Verifier::CheckStmt(const Stmt& s, const std::string& what) {
@@ -155,7 +171,6 @@ void Verifier::VisitRealize(const BlockRealizeNode* op, bool is_root) {
     return;
   }
   const BlockNode* b = op->block.get();
-  std::string outer_where = Where();
   where_override_ = "block " + Q(b->name);
   if (op->iter_values.size() != b->iter_vars.size()) {
     Report("the block has " + std::to_string(b->iter_vars.size()) + " iter var(s) but " +
@@ -207,15 +222,7 @@ void Verifier::ApplyPredicate(const Expr& pred, const Expr& value, ConstIntBound
     other = &bin->b;
   } else if (SameExpr(bin->b, value)) {
     other = &bin->a;
-    // Mirror the comparison so that it reads "value k other".
-    if (k == ExprKind::kLT)
-      k = ExprKind::kGT;
-    else if (k == ExprKind::kGT)
-      k = ExprKind::kLT;
-    else if (k == ExprKind::kLE)
-      k = ExprKind::kGE;
-    else if (k == ExprKind::kGE)
-      k = ExprKind::kLE;
+    k = Mirrored(k);  // so that it reads "value k other"
   }
   if (other == nullptr || !Boundable(*other)) return;
   ConstIntBound o = analyzer_(*other);
@@ -334,6 +341,7 @@ void Verifier::VisitBlockBody(const BlockNode* b, bool is_root) {
   }
   for (const auto& r : b->reads) CheckRegion(r, "read", &frame.reads);
   for (const auto& r : b->writes) CheckRegion(r, "write", &frame.writes);
+  // `frame` must not be used below: visiting the body grows frames_.
   CheckInit(b, has_reduce);
   if (b->init) {
     in_init_ = b;

@@ -171,7 +171,7 @@ TEST(VerifyTest, MultiBlockWithAllocBufferIsClean) {
 
 // B[v] = A[v] for v < 10, with the loop split by 4: 3 x 4 iterations and a
 // predicate that cuts off the last two.
-PrimFunc TiledCopy(bool with_predicate, bool vectorize = false) {
+PrimFunc TiledCopy(bool with_predicate, bool vectorize = false, bool mirrored = false) {
   Buffer A("A", f32, {IntImm(10)}), B("B", f32, {IntImm(10)});
   Var i0("i_0"), i1("i_1"), v("v");
   BlockNode blk;
@@ -181,7 +181,8 @@ PrimFunc TiledCopy(bool with_predicate, bool vectorize = false) {
   blk.writes = {Region(B, {Pt(v)})};
   blk.body = BufferStore(B, BufferLoad(A, {v}), {v});
   Expr fused = i0 * 4 + i1;
-  Expr pred = with_predicate ? (i0 * 4 + i1 < IntImm(10)) : BoolImm(true);
+  Expr limit = mirrored ? (IntImm(10) > i0 * 4 + i1) : (i0 * 4 + i1 < IntImm(10));
+  Expr pred = with_predicate ? (limit && i1 >= IntImm(0)) : BoolImm(true);
   Stmt s = BlockRealize({fused}, pred, MakeBlock(std::move(blk)));
   s = For(i1, IntImm(0), IntImm(4), vectorize ? ForKind::kVectorized : ForKind::kSerial, s);
   s = For(i0, IntImm(0), IntImm(3), ForKind::kSerial, s);
@@ -190,6 +191,11 @@ PrimFunc TiledCopy(bool with_predicate, bool vectorize = false) {
 
 TEST(VerifyTest, TiledBlockWithPredicateIsClean) {
   auto issues = VerifyFunc(TiledCopy(/*with_predicate=*/true, /*vectorize=*/true));
+  EXPECT_TRUE(issues.empty()) << Dump(issues);
+}
+
+TEST(VerifyTest, MirroredPredicateIsUnderstood) {
+  auto issues = VerifyFunc(TiledCopy(/*with_predicate=*/true, false, /*mirrored=*/true));
   EXPECT_TRUE(issues.empty()) << Dump(issues);
 }
 
