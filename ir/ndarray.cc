@@ -190,17 +190,17 @@ int64_t NDArray::GetAsInt64(int64_t flat) const {
       uint8_t v;
       std::memcpy(&v, p, 1);
       if (dtype_.is_bool()) return v != 0;
-      return is_signed ? static_cast<int8_t>(v) : v;
+      return is_signed ? static_cast<int64_t>(static_cast<int8_t>(v)) : static_cast<int64_t>(v);
     }
     case 2: {
       uint16_t v;
       std::memcpy(&v, p, 2);
-      return is_signed ? static_cast<int16_t>(v) : v;
+      return is_signed ? static_cast<int64_t>(static_cast<int16_t>(v)) : static_cast<int64_t>(v);
     }
     case 4: {
       uint32_t v;
       std::memcpy(&v, p, 4);
-      return is_signed ? static_cast<int32_t>(v) : v;
+      return is_signed ? static_cast<int64_t>(static_cast<int32_t>(v)) : static_cast<int64_t>(v);
     }
     default: {
       int64_t v;
