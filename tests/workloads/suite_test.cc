@@ -160,6 +160,38 @@ TEST(Suite, EveryConfigBuildsWithItsStatedShapesAndPositiveFlops) {
   }
 }
 
+// te.create_prim_func's shape for every block of every workload.
+TEST(Suite, EveryBlockHasCreatePrimFuncStructure) {
+  for (const auto& c : SuiteConfigs()) {
+    SCOPED_TRACE(c.name + ":" + std::to_string(c.index));
+    PrimFunc f = MakeWorkload(c.name, c.index);
+    for (const auto& site : testing::Blocks(f)) {
+      const BlockNode& b = *site.block;
+      SCOPED_TRACE(b.name);
+      ASSERT_EQ(b.iter_vars.size(), site.loops.size());
+      bool reduce_seen = false;
+      for (size_t i = 0; i < b.iter_vars.size(); ++i) {
+        const IterVar& iv = b.iter_vars[i];
+        EXPECT_EQ(iv.var.name(), "v_" + site.loops[i]->loop_var.name());
+        EXPECT_TRUE(site.realize->iter_values[i].same_as(site.loops[i]->loop_var));
+        EXPECT_TRUE(iv.dom.extent.same_as(site.loops[i]->extent));
+        bool reduce = iv.iter_type == IterType::kCommReduce;
+        EXPECT_TRUE(reduce || !reduce_seen) << "spatial axis after a reduce axis";
+        reduce_seen = reduce_seen || reduce;
+      }
+      EXPECT_EQ(b.init.has_value(), reduce_seen);
+      ASSERT_EQ(b.writes.size(), 1u);
+      for (const auto& r : b.reads) {
+        EXPECT_FALSE(reduce_seen && r.buffer.same_as(b.writes[0].buffer));
+        for (const auto& range : r.region) {
+          int64_t extent = 0;
+          EXPECT_TRUE(AsConstInt(range.extent, &extent) && extent == 1);
+        }
+      }
+    }
+  }
+}
+
 TEST(Suite, BlockStructureMatchesTvm) {
   using V = std::vector<std::string>;
   EXPECT_EQ(testing::BlockNames(MakeWorkload("C1D", 0)), (V{"PadInput", "conv1d_nlc"}));
