@@ -1,0 +1,484 @@
+// Compiles statements into closures, and the Interpret entry point.
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "ir/interpreter/compiler.h"
+#include "ir/ndarray.h"
+#include "ir/op.h"
+
+namespace kiln::ir::interp {
+
+namespace {
+
+using WriteFn = void (*)(std::byte*, Slot);
+
+template <typename T>
+void StoreInt(std::byte* p, Slot s) {
+  auto v = static_cast<T>(s.i);
+  std::memcpy(p, &v, sizeof(T));
+}
+void StoreBool(std::byte* p, Slot s) { *p = static_cast<std::byte>(s.i != 0); }
+void StoreF16(std::byte* p, Slot s) {
+  uint16_t v = DoubleToFloat16Bits(s.f);
+  std::memcpy(p, &v, 2);
+}
+void StoreBF16(std::byte* p, Slot s) {
+  uint16_t v = DoubleToBFloat16Bits(s.f);
+  std::memcpy(p, &v, 2);
+}
+void StoreF32(std::byte* p, Slot s) {
+  auto v = static_cast<float>(s.f);
+  std::memcpy(p, &v, 4);
+}
+void StoreF64(std::byte* p, Slot s) { std::memcpy(p, &s.f, 8); }
+
+WriteFn StorerFor(DataType t) {
+  if (t.is_bool()) return StoreBool;
+  if (t.is_bfloat()) return StoreBF16;
+  if (t.is_float()) return t.bits() == 16 ? StoreF16 : t.bits() == 32 ? StoreF32 : StoreF64;
+  switch (t.bytes()) {
+    case 1: return StoreInt<uint8_t>;
+    case 2: return StoreInt<uint16_t>;
+    case 4: return StoreInt<uint32_t>;
+    default: return StoreInt<int64_t>;
+  }
+}
+
+// Fills fresh storage so that reading it before writing is visible: NaN for
+// floats, a 0xA5 byte pattern for integers.
+void FillGarbage(NDArray* a) {
+  DataType t = a->dtype();
+  if (!t.is_floating()) {
+    std::memset(a->data(), 0xA5, a->nbytes());
+    return;
+  }
+  for (int64_t i = 0; i < a->size(); ++i) {
+    a->SetFromDouble(i, std::numeric_limits<double>::quiet_NaN());
+  }
+}
+
+int64_t EvalScalar(const ExprFn& fn, Frame& fr) {
+  Slot s;
+  fn(fr, &s);
+  return s.i;
+}
+
+// Row-major strides of a shape, in elements.
+std::vector<int64_t> CompactStrides(const std::vector<int64_t>& shape) {
+  std::vector<int64_t> strides(shape.size());
+  int64_t s = 1;
+  for (size_t d = shape.size(); d-- > 0;) {
+    strides[d] = s;
+    s *= shape[d];
+  }
+  return strides;
+}
+
+// Elements of storage a layout spans (the largest offset + 1).
+int64_t SpanOf(const std::vector<int64_t>& shape, const std::vector<int64_t>& strides) {
+  int64_t last = 0;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if (shape[d] == 0) return 0;
+    last += (shape[d] - 1) * strides[d];
+  }
+  return last + 1;
+}
+
+// Resolves a layout at run time; shape and strides are evaluated in fr.
+void ResolveLayout(const BufferLayout& layout, Frame& fr, std::vector<int64_t>* shape,
+                   std::vector<int64_t>* strides) {
+  shape->clear();
+  for (const auto& e : layout.shape) shape->push_back(EvalScalar(e.fn, fr));
+  if (layout.strides.empty()) {
+    *strides = CompactStrides(*shape);
+  } else {
+    strides->clear();
+    for (const auto& e : layout.strides) strides->push_back(EvalScalar(e.fn, fr));
+  }
+}
+
+struct AllocSpec {
+  int slot;
+  DataType dtype;
+  BufferLayout layout;
+};
+
+struct IterSpec {
+  ExprFn value;
+  int slot;
+  bool reduce;
+  bool const_dom;
+  int64_t min = 0, extent = 0;  // when const_dom
+  ExprFn min_fn, extent_fn;     // otherwise
+  const std::string* name;
+};
+
+}  // namespace
+
+int Compiler::BindVar(const Var& v) {
+  int slot = num_var_slots_++;
+  var_slots_[v.get()].push_back(slot);
+  return slot;
+}
+
+void Compiler::UnbindVar(const Var& v) {
+  auto it = var_slots_.find(v.get());
+  it->second.pop_back();
+  if (it->second.empty()) var_slots_.erase(it);
+}
+
+int Compiler::VarSlot(const VarNode* v) const {
+  auto it = var_slots_.find(v);
+  if (it == var_slots_.end()) Error("variable '" + v->name + "' is not defined here");
+  return it->second.back();
+}
+
+int Compiler::BindBuffer(const Buffer& b) {
+  int slot = num_buffer_slots_++;
+  buffer_slots_[b.get()].push_back(slot);
+  return slot;
+}
+
+void Compiler::UnbindBuffer(const Buffer& b) {
+  auto it = buffer_slots_.find(b.get());
+  it->second.pop_back();
+  if (it->second.empty()) buffer_slots_.erase(it);
+}
+
+int Compiler::BufferSlot(const Buffer& b) const {
+  auto it = buffer_slots_.find(b.get());
+  if (it == buffer_slots_.end()) {
+    Error("buffer '" + b.name() +
+          "' is neither a parameter nor allocated by an enclosing block");
+  }
+  return it->second.back();
+}
+
+BufferLayout Compiler::CompileLayout(const Buffer& b) {
+  BufferLayout layout;
+  layout.node = b.get();
+  auto scalar_int = [&](const Expr& e, const char* what) {
+    CompiledExpr c = CompileExpr(e);
+    if (!c.dtype.is_integer() || !c.dtype.is_scalar()) {
+      Error("buffer '" + b.name() + "' has a " + c.dtype.str() + " " + what);
+    }
+    return c;
+  };
+  for (const auto& e : b.shape()) layout.shape.push_back(scalar_int(e, "extent"));
+  if (!b->strides.empty()) {
+    if (b->strides.size() != b.ndim()) {
+      Error("buffer '" + b.name() + "' has " + std::to_string(b->strides.size()) +
+            " strides for " + std::to_string(b.ndim()) + " dimensions");
+    }
+    for (const auto& e : b->strides) layout.strides.push_back(scalar_int(e, "stride"));
+  }
+  return layout;
+}
+
+StmtFn Compiler::CompileStmt(const Stmt& s) {
+  if (!s.defined()) Error("undefined statement");
+  switch (s.kind()) {
+    case StmtKind::kFor: return CompileFor(s.as<ForNode>());
+    case StmtKind::kBlockRealize: return CompileBlockRealize(s.as<BlockRealizeNode>());
+    case StmtKind::kBufferStore: return CompileStore(s.as<BufferStoreNode>());
+    case StmtKind::kSeqStmt: {
+      std::vector<StmtFn> seq;
+      for (const auto& child : s.as<SeqStmtNode>()->seq) seq.push_back(CompileStmt(child));
+      return [seq](Frame& fr) {
+        for (const auto& fn : seq) fn(fr);
+      };
+    }
+    case StmtKind::kIfThenElse: {
+      const auto* op = s.as<IfThenElseNode>();
+      CompiledExpr cond = CompileExpr(op->condition);
+      if (!cond.dtype.is_scalar()) Error("if condition of type " + cond.dtype.str());
+      StmtFn then_case = CompileStmt(op->then_case);
+      StmtFn else_case = op->else_case.defined() ? CompileStmt(op->else_case) : StmtFn();
+      return [cond = cond.fn, then_case, else_case](Frame& fr) {
+        if (EvalScalar(cond, fr)) {
+          then_case(fr);
+        } else if (else_case) {
+          else_case(fr);
+        }
+      };
+    }
+    case StmtKind::kEvaluate: {
+      CompiledExpr e = CompileExpr(s.as<EvaluateNode>()->value);
+      return [fn = e.fn, scratch = std::vector<Slot>(e.lanes())](Frame& fr) mutable {
+        fn(fr, scratch.data());
+      };
+    }
+  }
+  Error("unknown statement kind");
+}
+
+StmtFn Compiler::CompileFor(const ForNode* op) {
+  CompiledExpr min = CompileExpr(op->min), extent = CompileExpr(op->extent);
+  if (!min.dtype.is_scalar() || !extent.dtype.is_scalar() || !min.dtype.is_integer() ||
+      !extent.dtype.is_integer()) {
+    Error("loop '" + op->loop_var.name() + "' has a non-integer range");
+  }
+  const int slot = BindVar(op->loop_var);
+  StmtFn body = CompileStmt(op->body);
+  UnbindVar(op->loop_var);
+  return [min = min.fn, extent = extent.fn, slot, body](Frame& fr) {
+    const int64_t begin = EvalScalar(min, fr);
+    const int64_t end = begin + EvalScalar(extent, fr);
+    for (int64_t i = begin; i < end; ++i) {
+      fr.vars[slot] = i;
+      body(fr);
+    }
+  };
+}
+
+StmtFn Compiler::CompileBlockRealize(const BlockRealizeNode* op) {
+  const BlockNode* blk = op->block.get();
+  if (blk == nullptr) Error("block realize without a block");
+  const std::string* outer = block_;
+  block_ = &blk->name;
+  if (op->iter_values.size() != blk->iter_vars.size()) {
+    Error(std::to_string(blk->iter_vars.size()) + " iteration variables but " +
+          std::to_string(op->iter_values.size()) + " bindings");
+  }
+
+  // Bindings, predicate and domains are evaluated outside the block's scope.
+  int64_t pred_const = 0;
+  const bool always = AsConstInt(op->predicate, &pred_const) && pred_const != 0;
+  ExprFn pred;
+  if (!always) {
+    CompiledExpr p = CompileExpr(op->predicate);
+    if (!p.dtype.is_scalar()) Error("block predicate of type " + p.dtype.str());
+    pred = p.fn;
+  }
+  std::vector<IterSpec> iters;
+  for (size_t k = 0; k < blk->iter_vars.size(); ++k) {
+    const IterVar& iv = blk->iter_vars[k];
+    IterSpec spec;
+    CompiledExpr v = CompileExpr(op->iter_values[k]);
+    if (!v.dtype.is_scalar() || !(v.dtype.is_integer() || v.dtype.is_bool())) {
+      Error("iteration variable '" + iv.var.name() + "' bound to a " + v.dtype.str() + " value");
+    }
+    spec.value = v.fn;
+    spec.reduce = iv.iter_type == IterType::kCommReduce;
+    spec.const_dom = AsConstInt(iv.dom.min, &spec.min) && AsConstInt(iv.dom.extent, &spec.extent);
+    if (!spec.const_dom) {
+      spec.min_fn = CompileExpr(iv.dom.min).fn;
+      spec.extent_fn = CompileExpr(iv.dom.extent).fn;
+    }
+    spec.name = &iv.var.get()->name;
+    iters.push_back(std::move(spec));
+  }
+  for (size_t k = 0; k < iters.size(); ++k) iters[k].slot = BindVar(blk->iter_vars[k].var);
+
+  std::vector<AllocSpec> allocs;
+  for (const Buffer& b : blk->alloc_buffers) {
+    BufferLayout layout = CompileLayout(b);
+    allocs.push_back({BindBuffer(b), b.dtype(), std::move(layout)});
+  }
+  StmtFn init = blk->init ? CompileStmt(*blk->init) : StmtFn();
+  StmtFn body = CompileStmt(blk->body);
+  for (const Buffer& b : blk->alloc_buffers) UnbindBuffer(b);
+  for (const IterVar& iv : blk->iter_vars) UnbindVar(iv.var);
+  const std::string* block = block_;
+  block_ = outer;
+
+  return [pred, iters, allocs, init, body, block](Frame& fr) {
+    if (pred && EvalScalar(pred, fr) == 0) return;
+    bool at_first_reduction_step = true;
+    for (const IterSpec& it : iters) {
+      const int64_t v = EvalScalar(it.value, fr);
+      int64_t min = it.min, extent = it.extent;
+      if (!it.const_dom) {
+        min = EvalScalar(it.min_fn, fr);
+        extent = EvalScalar(it.extent_fn, fr);
+      }
+      if (v < min || v >= min + extent) {
+        Fail(block, "iteration variable '" + *it.name + "' = " + std::to_string(v) +
+                        " is outside its domain [" + std::to_string(min) + ", " +
+                        std::to_string(min + extent) + ")");
+      }
+      if (it.reduce && v != min) at_first_reduction_step = false;
+      fr.vars[it.slot] = v;
+    }
+    // The storage lives until this closure returns (or throws).
+    std::vector<NDArray> storage;
+    for (const AllocSpec& a : allocs) {
+      BufferView& view = fr.buffers[a.slot];
+      ResolveLayout(a.layout, fr, &view.shape, &view.strides);
+      for (int64_t extent : view.shape) {
+        if (extent < 0) {
+          Fail(block, "allocates buffer '" + a.layout.node->name + "' with negative shape " +
+                          ShapeToString(view.shape));
+        }
+      }
+      storage.emplace_back(a.dtype, std::vector<int64_t>{SpanOf(view.shape, view.strides)});
+      FillGarbage(&storage.back());
+      view.data = static_cast<std::byte*>(storage.back().data());
+    }
+    if (init && at_first_reduction_step) init(fr);
+    body(fr);
+  };
+}
+
+StmtFn Compiler::CompileStore(const BufferStoreNode* op) {
+  const Buffer& buf = op->buffer;
+  const int slot = BufferSlot(buf);
+  if (op->indices.size() != buf.ndim()) Error("store to " + buf.name() + " with the wrong number of indices");
+  CompiledExpr value = CompileExpr(op->value);
+  int lanes = value.lanes();
+  std::vector<ExprFn> index;
+  std::vector<int> index_lanes;
+  for (const auto& i : op->indices) {
+    CompiledExpr c = CompileExpr(i);
+    if (!c.dtype.is_integer()) Error("store " + buf.name() + " with a " + c.dtype.str() + " index");
+    if (c.lanes() != 1) {
+      if (lanes != 1 && lanes != c.lanes()) {
+        Error("store of a " + value.dtype.str() + " value to " + buf.name() + " at a " +
+              c.dtype.str() + " index");
+      }
+      lanes = c.lanes();
+    }
+    index.push_back(std::move(c.fn));
+    index_lanes.push_back(c.lanes());
+  }
+  if (value.dtype.is_handle()) Error("store of a handle to " + buf.name());
+  const int value_lanes = value.lanes();
+  ExprFn fn = MakeConvert(value.fn, value.dtype, buf.dtype().with_lanes(value_lanes));
+  const WriteFn write = StorerFor(buf.dtype());
+  const int64_t elem = buf.dtype().bytes();
+  const std::string* block = block_;
+  const std::string* name = &buf.get()->name;
+  const size_t ndim = index.size();
+
+  if (lanes == 1) {
+    return [fn, index, write, elem, slot, block, name, ndim](Frame& fr) {
+      Slot v;
+      fn(fr, &v);
+      BufferView& b = fr.buffers[slot];
+      int64_t offset = 0;
+      for (size_t d = 0; d < ndim; ++d) {
+        const int64_t i = EvalScalar(index[d], fr);
+        if (static_cast<uint64_t>(i) >= static_cast<uint64_t>(b.shape[d])) {
+          std::vector<int64_t> all(ndim);
+          for (size_t k = 0; k < ndim; ++k) all[k] = EvalScalar(index[k], fr);
+          Fail(block, "store " + AccessString(*name, all) + " is out of bounds of shape " +
+                          ShapeToString(b.shape));
+        }
+        offset += i * b.strides[d];
+      }
+      write(b.data + offset * elem, v);
+    };
+  }
+  // A vector store writes `lanes` elements; a scalar value is broadcast.
+  return [fn, index, index_lanes, write, elem, slot, block, name, ndim, lanes, value_lanes,
+          values = std::vector<Slot>(value_lanes),
+          scratch = std::vector<Slot>(ndim * lanes)](Frame& fr) mutable {
+    fn(fr, values.data());
+    BufferView& b = fr.buffers[slot];
+    for (size_t d = 0; d < ndim; ++d) index[d](fr, &scratch[d * lanes]);
+    for (int l = 0; l < lanes; ++l) {
+      int64_t offset = 0;
+      for (size_t d = 0; d < ndim; ++d) {
+        const int64_t i = scratch[d * lanes + (index_lanes[d] == 1 ? 0 : l)].i;
+        if (static_cast<uint64_t>(i) >= static_cast<uint64_t>(b.shape[d])) {
+          std::vector<int64_t> all(ndim);
+          for (size_t k = 0; k < ndim; ++k) {
+            all[k] = scratch[k * lanes + (index_lanes[k] == 1 ? 0 : l)].i;
+          }
+          Fail(block, "store " + AccessString(*name, all) + " (lane " + std::to_string(l) +
+                          ") is out of bounds of shape " + ShapeToString(b.shape));
+        }
+        offset += i * b.strides[d];
+      }
+      write(b.data + offset * elem, values[value_lanes == 1 ? 0 : l]);
+    }
+  };
+}
+
+}  // namespace kiln::ir::interp
+
+namespace kiln::ir {
+
+void Interpret(const PrimFunc& f, std::vector<NDArray*> args) {
+  using interp::BufferLayout;
+  using interp::Frame;
+  const std::string where = "function '" + f.name + "': ";
+  if (args.size() != f.params.size()) {
+    throw InterpreterError(where + "takes " + std::to_string(f.params.size()) +
+                           " argument(s), got " + std::to_string(args.size()));
+  }
+  interp::Compiler compiler(f);
+  // Parameter extents that are bare variables are bound from the arguments.
+  struct ShapeBinder {
+    int var_slot;
+    size_t param, dim;
+  };
+  std::vector<ShapeBinder> binders;
+  std::vector<BufferLayout> layouts;
+  for (size_t i = 0; i < f.params.size(); ++i) {
+    const Buffer& b = f.params[i];
+    for (size_t d = 0; d < b.ndim(); ++d) {
+      const auto* v = b.shape()[d].as<VarNode>();
+      if (v != nullptr && !compiler.IsBound(v)) {
+        binders.push_back({compiler.BindVar(Var(std::static_pointer_cast<const VarNode>(
+                               b.shape()[d].node()))),
+                           i, d});
+      }
+    }
+  }
+  for (const Buffer& b : f.params) {
+    layouts.push_back(compiler.CompileLayout(b));
+    compiler.BindBuffer(b);
+  }
+
+  Frame fr;
+  fr.buffers.resize(f.params.size());
+  // Shape variables occupy the first slots; size the frame for them now so
+  // the parameter layouts can be evaluated before the body is compiled.
+  fr.vars.resize(compiler.num_var_slots());
+  auto describe = [&](size_t i) {
+    return where + "argument " + std::to_string(i) + " (" + f.params[i].name() + ")";
+  };
+  for (size_t i = 0; i < args.size(); ++i) {
+    const NDArray* a = args[i];
+    const Buffer& b = f.params[i];
+    if (a == nullptr || !a->defined()) throw InterpreterError(describe(i) + " is empty");
+    if (a->dtype() != b.dtype()) {
+      throw InterpreterError(describe(i) + " has dtype " + a->dtype().str() +
+                             "; the parameter is " + b.dtype().str());
+    }
+    if (a->ndim() != b.ndim()) {
+      throw InterpreterError(describe(i) + " has " + std::to_string(a->ndim()) +
+                             " dimension(s); the parameter has " + std::to_string(b.ndim()));
+    }
+  }
+  for (const ShapeBinder& sb : binders) fr.vars[sb.var_slot] = args[sb.param]->shape()[sb.dim];
+  for (size_t i = 0; i < args.size(); ++i) {
+    interp::BufferView& view = fr.buffers[i];
+    interp::ResolveLayout(layouts[i], fr, &view.shape, &view.strides);
+    if (view.shape != args[i]->shape()) {
+      throw InterpreterError(describe(i) + " has shape " + args[i]->ShapeString() +
+                             "; the parameter has shape " + ShapeToString(view.shape));
+    }
+    if (interp::SpanOf(view.shape, view.strides) > args[i]->size()) {
+      throw InterpreterError(describe(i) + ": the parameter's strides reach past the " +
+                             std::to_string(args[i]->size()) + " elements of the argument");
+    }
+    view.data = static_cast<std::byte*>(args[i]->data());
+  }
+
+  interp::StmtFn body = compiler.CompileStmt(f.body);
+  fr.vars.resize(compiler.num_var_slots());
+  fr.buffers.resize(compiler.num_buffer_slots());
+  body(fr);
+}
+
+void Interpret(const PrimFunc& f, std::vector<NDArray>& args) {
+  std::vector<NDArray*> ptrs;
+  ptrs.reserve(args.size());
+  for (auto& a : args) ptrs.push_back(&a);
+  Interpret(f, std::move(ptrs));
+}
+
+}  // namespace kiln::ir
