@@ -157,12 +157,13 @@ ExprFn FloatBinary(ExprKind kind, DataType t, ExprFn a, ExprFn b, int lanes,
       case ExprKind::kMod:
         return Lift2(a, b, lanes,
                      [round](Slot x, Slot y) { return FloatSlot(round(std::fmod(x.f, y.f))); });
+      // Rounded after each step, as the type's own arithmetic would be.
       case ExprKind::kFloorDiv:
         return Lift2(a, b, lanes,
-                     [round](Slot x, Slot y) { return FloatSlot(round(std::floor(x.f / y.f))); });
+                     [round](Slot x, Slot y) { return FloatSlot(std::floor(round(x.f / y.f))); });
       case ExprKind::kFloorMod:
         return Lift2(a, b, lanes, [round](Slot x, Slot y) {
-          return FloatSlot(round(x.f - std::floor(x.f / y.f) * y.f));
+          return FloatSlot(round(x.f - round(std::floor(round(x.f / y.f)) * y.f)));
         });
       // As TVM's CPU code generator: min(a, b) = a < b ? a : b.
       case ExprKind::kMin:
@@ -425,6 +426,21 @@ CompiledExpr Compiler::CompileExpr(const Expr& e) {
   Error("unknown expression kind");
 }
 
+IntOperand Compiler::CompileIntOperand(const Expr& e, const std::string& what) {
+  IntOperand op;
+  if (!e.defined()) Error(what + " is undefined");
+  const DataType t = e.dtype();
+  if (!t.is_scalar() || !(t.is_integer() || t.is_bool())) Error(what + " has type " + t.str());
+  if (const auto* v = e.as<VarNode>()) {
+    op.var_slot = VarSlot(v);
+  } else if (const auto* imm = e.as<IntImmNode>()) {
+    op.constant = WrapToIntType(imm->value, t);
+  } else {
+    op.fn = CompileExpr(e).fn;
+  }
+  return op;
+}
+
 CompiledExpr Compiler::CompileBinary(const BinaryNode* op) {
   CompiledExpr a = CompileExpr(op->a), b = CompileExpr(op->b);
   const int lanes = op->dtype.lanes();
@@ -455,6 +471,33 @@ CompiledExpr Compiler::CompileLoad(const BufferLoadNode* op) {
   const Buffer& buf = op->buffer;
   const int slot = BufferSlot(buf);
   const int lanes = op->dtype.lanes();
+  const ReadFn read = ReaderFor(buf.dtype());
+  const int64_t elem = buf.dtype().bytes();
+  const std::string* block = block_;
+  const std::string* name = &buf.get()->name;
+  const size_t ndim = op->indices.size();
+  if (ndim != buf.ndim()) Error("load " + buf.name() + " with the wrong number of indices");
+
+  if (lanes == 1) {
+    std::vector<IntOperand> index;
+    for (const auto& i : op->indices) index.push_back(CompileIntOperand(i, "an index of " + buf.name()));
+    return {[index, read, elem, slot, block, name](Frame& fr, Slot* out) {
+              const BufferView& b = fr.buffers[slot];
+              int64_t offset = 0;
+              for (size_t d = 0; d < index.size(); ++d) {
+                const int64_t i = index[d].Eval(fr);
+                if (static_cast<uint64_t>(i) >= static_cast<uint64_t>(b.shape[d])) {
+                  std::vector<int64_t> all;
+                  for (const IntOperand& k : index) all.push_back(k.Eval(fr));
+                  Fail(block, "load " + AccessString(*name, all) + " is out of bounds of shape " +
+                                  ShapeToString(b.shape));
+                }
+                offset += i * b.strides[d];
+              }
+              *out = read(b.data + offset * elem);
+            },
+            op->dtype};
+  }
   std::vector<ExprFn> index;
   std::vector<int> index_lanes;
   for (const auto& i : op->indices) {
@@ -466,36 +509,6 @@ CompiledExpr Compiler::CompileLoad(const BufferLoadNode* op) {
     }
     index.push_back(std::move(c.fn));
     index_lanes.push_back(c.lanes());
-  }
-  const ReadFn read = ReaderFor(buf.dtype());
-  const int64_t elem = buf.dtype().bytes();
-  const std::string* block = block_;
-  const std::string* name = &buf.get()->name;
-  const size_t ndim = index.size();
-  if (ndim != buf.ndim()) Error("load " + buf.name() + " with the wrong number of indices");
-
-  if (lanes == 1) {
-    return {[index, read, elem, slot, block, name, ndim](Frame& fr, Slot* out) {
-              const BufferView& b = fr.buffers[slot];
-              int64_t offset = 0;
-              for (size_t d = 0; d < ndim; ++d) {
-                Slot s;
-                index[d](fr, &s);
-                if (static_cast<uint64_t>(s.i) >= static_cast<uint64_t>(b.shape[d])) {
-                  std::vector<int64_t> all(ndim);
-                  for (size_t k = 0; k < ndim; ++k) {
-                    Slot v;
-                    index[k](fr, &v);
-                    all[k] = v.i;
-                  }
-                  Fail(block, "load " + AccessString(*name, all) + " is out of bounds of shape " +
-                                  ShapeToString(b.shape));
-                }
-                offset += s.i * b.strides[d];
-              }
-              *out = read(b.data + offset * elem);
-            },
-            op->dtype};
   }
   return {[index, index_lanes, read, elem, slot, block, name, ndim, lanes,
            scratch = std::vector<Slot>(ndim * lanes)](Frame& fr, Slot* out) mutable {

@@ -1,4 +1,5 @@
 // Compiles statements into closures, and the Interpret entry point.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -49,12 +50,17 @@ WriteFn StorerFor(DataType t) {
 // floats, a 0xA5 byte pattern for integers.
 void FillGarbage(NDArray* a) {
   DataType t = a->dtype();
-  if (!t.is_floating()) {
+  const int64_t n = a->size();
+  if (t.is_bfloat()) {
+    std::fill_n(a->data_as<uint16_t>(), n, uint16_t{0x7FC0});
+  } else if (!t.is_float()) {
     std::memset(a->data(), 0xA5, a->nbytes());
-    return;
-  }
-  for (int64_t i = 0; i < a->size(); ++i) {
-    a->SetFromDouble(i, std::numeric_limits<double>::quiet_NaN());
+  } else if (t.bits() == 16) {
+    std::fill_n(a->data_as<uint16_t>(), n, uint16_t{0x7E00});
+  } else if (t.bits() == 32) {
+    std::fill_n(a->data_as<float>(), n, std::numeric_limits<float>::quiet_NaN());
+  } else {
+    std::fill_n(a->data_as<double>(), n, std::numeric_limits<double>::quiet_NaN());
   }
 }
 
@@ -105,7 +111,7 @@ struct AllocSpec {
 };
 
 struct IterSpec {
-  ExprFn value;
+  IntOperand value;
   int slot;
   bool reduce;
   bool const_dom;
@@ -191,12 +197,11 @@ StmtFn Compiler::CompileStmt(const Stmt& s) {
     }
     case StmtKind::kIfThenElse: {
       const auto* op = s.as<IfThenElseNode>();
-      CompiledExpr cond = CompileExpr(op->condition);
-      if (!cond.dtype.is_scalar()) Error("if condition of type " + cond.dtype.str());
+      IntOperand cond = CompileIntOperand(op->condition, "an if condition");
       StmtFn then_case = CompileStmt(op->then_case);
       StmtFn else_case = op->else_case.defined() ? CompileStmt(op->else_case) : StmtFn();
-      return [cond = cond.fn, then_case, else_case](Frame& fr) {
-        if (EvalScalar(cond, fr)) {
+      return [cond, then_case, else_case](Frame& fr) {
+        if (cond.Eval(fr)) {
           then_case(fr);
         } else if (else_case) {
           else_case(fr);
@@ -214,17 +219,14 @@ StmtFn Compiler::CompileStmt(const Stmt& s) {
 }
 
 StmtFn Compiler::CompileFor(const ForNode* op) {
-  CompiledExpr min = CompileExpr(op->min), extent = CompileExpr(op->extent);
-  if (!min.dtype.is_scalar() || !extent.dtype.is_scalar() || !min.dtype.is_integer() ||
-      !extent.dtype.is_integer()) {
-    Error("loop '" + op->loop_var.name() + "' has a non-integer range");
-  }
+  const std::string what = "the range of loop '" + op->loop_var.name() + "'";
+  IntOperand min = CompileIntOperand(op->min, what), extent = CompileIntOperand(op->extent, what);
   const int slot = BindVar(op->loop_var);
   StmtFn body = CompileStmt(op->body);
   UnbindVar(op->loop_var);
-  return [min = min.fn, extent = extent.fn, slot, body](Frame& fr) {
-    const int64_t begin = EvalScalar(min, fr);
-    const int64_t end = begin + EvalScalar(extent, fr);
+  return [min, extent, slot, body](Frame& fr) {
+    const int64_t begin = min.Eval(fr);
+    const int64_t end = begin + extent.Eval(fr);
     for (int64_t i = begin; i < end; ++i) {
       fr.vars[slot] = i;
       body(fr);
@@ -255,11 +257,8 @@ StmtFn Compiler::CompileBlockRealize(const BlockRealizeNode* op) {
   for (size_t k = 0; k < blk->iter_vars.size(); ++k) {
     const IterVar& iv = blk->iter_vars[k];
     IterSpec spec;
-    CompiledExpr v = CompileExpr(op->iter_values[k]);
-    if (!v.dtype.is_scalar() || !(v.dtype.is_integer() || v.dtype.is_bool())) {
-      Error("iteration variable '" + iv.var.name() + "' bound to a " + v.dtype.str() + " value");
-    }
-    spec.value = v.fn;
+    spec.value = CompileIntOperand(op->iter_values[k],
+                                   "the binding of iteration variable '" + iv.var.name() + "'");
     spec.reduce = iv.iter_type == IterType::kCommReduce;
     spec.const_dom = AsConstInt(iv.dom.min, &spec.min) && AsConstInt(iv.dom.extent, &spec.extent);
     if (!spec.const_dom) {
@@ -287,7 +286,7 @@ StmtFn Compiler::CompileBlockRealize(const BlockRealizeNode* op) {
     if (pred && EvalScalar(pred, fr) == 0) return;
     bool at_first_reduction_step = true;
     for (const IterSpec& it : iters) {
-      const int64_t v = EvalScalar(it.value, fr);
+      const int64_t v = it.value.Eval(fr);
       int64_t min = it.min, extent = it.extent;
       if (!it.const_dom) {
         min = EvalScalar(it.min_fn, fr);
@@ -326,22 +325,6 @@ StmtFn Compiler::CompileStore(const BufferStoreNode* op) {
   const int slot = BufferSlot(buf);
   if (op->indices.size() != buf.ndim()) Error("store to " + buf.name() + " with the wrong number of indices");
   CompiledExpr value = CompileExpr(op->value);
-  int lanes = value.lanes();
-  std::vector<ExprFn> index;
-  std::vector<int> index_lanes;
-  for (const auto& i : op->indices) {
-    CompiledExpr c = CompileExpr(i);
-    if (!c.dtype.is_integer()) Error("store " + buf.name() + " with a " + c.dtype.str() + " index");
-    if (c.lanes() != 1) {
-      if (lanes != 1 && lanes != c.lanes()) {
-        Error("store of a " + value.dtype.str() + " value to " + buf.name() + " at a " +
-              c.dtype.str() + " index");
-      }
-      lanes = c.lanes();
-    }
-    index.push_back(std::move(c.fn));
-    index_lanes.push_back(c.lanes());
-  }
   if (value.dtype.is_handle()) Error("store of a handle to " + buf.name());
   const int value_lanes = value.lanes();
   ExprFn fn = MakeConvert(value.fn, value.dtype, buf.dtype().with_lanes(value_lanes));
@@ -349,19 +332,26 @@ StmtFn Compiler::CompileStore(const BufferStoreNode* op) {
   const int64_t elem = buf.dtype().bytes();
   const std::string* block = block_;
   const std::string* name = &buf.get()->name;
-  const size_t ndim = index.size();
+  const size_t ndim = op->indices.size();
+  int lanes = 1;
+  for (const auto& i : op->indices) lanes = std::max(lanes, i.dtype().lanes());
 
   if (lanes == 1) {
-    return [fn, index, write, elem, slot, block, name, ndim](Frame& fr) {
+    if (value_lanes != 1) {
+      Error("store of a " + value.dtype.str() + " value to a single element of " + buf.name());
+    }
+    std::vector<IntOperand> index;
+    for (const auto& i : op->indices) index.push_back(CompileIntOperand(i, "an index of " + buf.name()));
+    return [fn, index, write, elem, slot, block, name](Frame& fr) {
       Slot v;
       fn(fr, &v);
       BufferView& b = fr.buffers[slot];
       int64_t offset = 0;
-      for (size_t d = 0; d < ndim; ++d) {
-        const int64_t i = EvalScalar(index[d], fr);
+      for (size_t d = 0; d < index.size(); ++d) {
+        const int64_t i = index[d].Eval(fr);
         if (static_cast<uint64_t>(i) >= static_cast<uint64_t>(b.shape[d])) {
-          std::vector<int64_t> all(ndim);
-          for (size_t k = 0; k < ndim; ++k) all[k] = EvalScalar(index[k], fr);
+          std::vector<int64_t> all;
+          for (const IntOperand& k : index) all.push_back(k.Eval(fr));
           Fail(block, "store " + AccessString(*name, all) + " is out of bounds of shape " +
                           ShapeToString(b.shape));
         }
@@ -369,6 +359,21 @@ StmtFn Compiler::CompileStore(const BufferStoreNode* op) {
       }
       write(b.data + offset * elem, v);
     };
+  }
+  if (value_lanes != 1 && value_lanes != lanes) {
+    Error("store of a " + value.dtype.str() + " value to " + buf.name() + " at " +
+          std::to_string(lanes) + " lanes");
+  }
+  std::vector<ExprFn> index;
+  std::vector<int> index_lanes;
+  for (const auto& i : op->indices) {
+    CompiledExpr c = CompileExpr(i);
+    if (!c.dtype.is_integer()) Error("store " + buf.name() + " with a " + c.dtype.str() + " index");
+    if (c.lanes() != 1 && c.lanes() != lanes) {
+      Error("store to " + buf.name() + " with indices of different lane counts");
+    }
+    index.push_back(std::move(c.fn));
+    index_lanes.push_back(c.lanes());
   }
   // A vector store writes `lanes` elements; a scalar value is broadcast.
   return [fn, index, index_lanes, write, elem, slot, block, name, ndim, lanes, value_lanes,

@@ -628,6 +628,32 @@ TEST(InterpreterTest, RoundBinaryAndPredicateIntrinsics) {
   }
 }
 
+TEST(InterpreterTest, FloatFloorDivAndFloorMod) {
+  Buffer A = Buf("A", {3}), B = Buf("B", {3}), C = Buf("C", {3}), D = Buf("D", {3});
+  Var i("i");
+  Expr a = BufferLoad(A, {i}), b = BufferLoad(B, {i});
+  PrimFunc f = Func({A, B, C, D}, Loop(i, 3, SeqStmt({BufferStore(C, FloorDiv(a, b), {i}),
+                                                       BufferStore(D, FloorMod(a, b), {i})})));
+  std::vector<NDArray> args = MakeArgs(f);
+  const double av[] = {-7, 7.5, 1}, bv[] = {2, -2, 0.1f};
+  for (int k = 0; k < 3; ++k) {
+    args[0].SetFromDouble(k, av[k]);
+    args[1].SetFromDouble(k, bv[k]);
+  }
+  Interpret(f, args);
+  // 1 / 0.1f is 9.99999985 in double but exactly 10 in float32.
+  EXPECT_EQ(Doubles(args[2]), (std::vector<double>{-4, -4, 10}));
+  EXPECT_EQ(args[3].GetAsDouble(0), 1);
+  EXPECT_EQ(args[3].GetAsDouble(1), -0.5);
+}
+
+TEST(InterpreterTest, VectorValueAtScalarIndexIsAnError) {
+  Buffer B = Buf("B", {8});
+  PrimFunc f = Func({B}, BufferStore(B, Broadcast(FloatImm(1), 4), {I(0)}));
+  std::vector<NDArray> args = MakeArgs(f);
+  EXPECT_THROW(Interpret(f, args), InterpreterError);
+}
+
 TEST(InterpreterTest, FloatMinMaxAndComparisons) {
   Buffer A = Buf("A", {3}), B = Buf("B", {3}), C = Buf("C", {3}), D = Buf("D", {3}),
          E = Buf("E", {3}, DataType::Int32());
