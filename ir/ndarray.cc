@@ -48,9 +48,12 @@ double RoundToBFloat16(double v) { return RoundToFormat(v, 8, -126, kBFloatOverf
 double RoundToFloatType(double v, DataType t) {
   if (t.is_bfloat()) return RoundToBFloat16(v);
   switch (t.bits()) {
-    case 16: return RoundToFloat16(v);
-    case 32: return static_cast<double>(static_cast<float>(v));
-    default: return v;
+    case 16:
+      return RoundToFloat16(v);
+    case 32:
+      return static_cast<double>(static_cast<float>(v));
+    default:
+      return v;
   }
 }
 
@@ -97,8 +100,10 @@ int64_t DoubleToIntSaturating(double v, DataType t) {
   int bits = t.bits();
   if (t.is_int()) {
     double limit = std::ldexp(1.0, bits - 1);  // exact power of two
-    if (v <= -limit) return bits == 64 ? std::numeric_limits<int64_t>::min() : -(int64_t{1} << (bits - 1));
-    if (v >= limit) return bits == 64 ? std::numeric_limits<int64_t>::max() : (int64_t{1} << (bits - 1)) - 1;
+    if (v <= -limit)
+      return bits == 64 ? std::numeric_limits<int64_t>::min() : -(int64_t{1} << (bits - 1));
+    if (v >= limit)
+      return bits == 64 ? std::numeric_limits<int64_t>::max() : (int64_t{1} << (bits - 1)) - 1;
     return static_cast<int64_t>(v);
   }
   if (t.is_uint()) {
@@ -166,17 +171,24 @@ double NDArray::GetAsDouble(int64_t flat) const {
     return v;
   };
   switch (dtype_.code()) {
-    case DataType::Code::kBool: return load(uint8_t{}) != 0 ? 1.0 : 0.0;
-    case DataType::Code::kBFloat: return BFloat16BitsToDouble(load(uint16_t{}));
+    case DataType::Code::kBool:
+      return load(uint8_t{}) != 0 ? 1.0 : 0.0;
+    case DataType::Code::kBFloat:
+      return BFloat16BitsToDouble(load(uint16_t{}));
     case DataType::Code::kFloat:
       switch (dtype_.bits()) {
-        case 16: return Float16BitsToDouble(load(uint16_t{}));
-        case 32: return load(float{});
-        default: return load(double{});
+        case 16:
+          return Float16BitsToDouble(load(uint16_t{}));
+        case 32:
+          return load(float{});
+        default:
+          return load(double{});
       }
     case DataType::Code::kInt:
-    case DataType::Code::kUInt: return IntToDouble(GetAsInt64(flat), dtype_);
-    case DataType::Code::kHandle: break;
+    case DataType::Code::kUInt:
+      return IntToDouble(GetAsInt64(flat), dtype_);
+    case DataType::Code::kHandle:
+      break;
   }
   return 0;
 }
@@ -216,9 +228,12 @@ void NDArray::SetFromDouble(int64_t flat, double v) {
   if (dtype_.is_bfloat()) return store(DoubleToBFloat16Bits(v));
   if (dtype_.is_float()) {
     switch (dtype_.bits()) {
-      case 16: return store(DoubleToFloat16Bits(v));
-      case 32: return store(static_cast<float>(v));
-      default: return store(v);
+      case 16:
+        return store(DoubleToFloat16Bits(v));
+      case 32:
+        return store(static_cast<float>(v));
+      default:
+        return store(v);
     }
   }
   SetFromInt64(flat, DoubleToIntSaturating(v, dtype_));
@@ -244,7 +259,9 @@ void NDArray::SetFromInt64(int64_t flat, int64_t v) {
       std::memcpy(p, &x, 4);
       break;
     }
-    default: std::memcpy(p, &w, 8); break;
+    default:
+      std::memcpy(p, &w, 8);
+      break;
   }
 }
 
@@ -315,8 +332,8 @@ std::vector<NDArray> MakeArgs(const PrimFunc& f) {
       const auto* imm = b.shape()[d].as<IntImmNode>();
       if (imm == nullptr) {
         throw IRError("function '" + f.name + "': parameter " + std::to_string(i) + " (" +
-                      b.name() + ") has a non-constant extent in dimension " +
-                      std::to_string(d) + "; cannot allocate an argument for it");
+                      b.name() + ") has a non-constant extent in dimension " + std::to_string(d) +
+                      "; cannot allocate an argument for it");
       }
       shape.push_back(imm->value);
     }

@@ -52,16 +52,18 @@ template <typename Make>
 ExprFn WithRounding(DataType t, Make make) {
   if (t.is_bfloat()) return make([](double v) { return RoundToBFloat16(v); });
   switch (t.bits()) {
-    case 16: return make([](double v) { return RoundToFloat16(v); });
-    case 32: return make([](double v) { return static_cast<double>(static_cast<float>(v)); });
-    default: return make([](double v) { return v; });
+    case 16:
+      return make([](double v) { return RoundToFloat16(v); });
+    case 32:
+      return make([](double v) { return static_cast<double>(static_cast<float>(v)); });
+    default:
+      return make([](double v) { return v; });
   }
 }
 
 // Reduces a 64-bit result to an integer type's width.
 struct IntWrap {
-  explicit IntWrap(DataType t)
-      : shift(64 - (t.is_bool() ? 1 : t.bits())), is_signed(t.is_int()) {}
+  explicit IntWrap(DataType t) : shift(64 - (t.is_bool() ? 1 : t.bits())), is_signed(t.is_int()) {}
   int64_t operator()(uint64_t u) const {
     return is_signed ? static_cast<int64_t>(u << shift) >> shift
                      : static_cast<int64_t>((u << shift) >> shift);
@@ -137,7 +139,8 @@ ExprFn IntBinary(ExprKind kind, DataType t, ExprFn a, ExprFn b, int lanes,
       return Lift2(a, b, lanes, [](Slot x, Slot y) { return IntSlot(x.i != 0 && y.i != 0); });
     case ExprKind::kOr:
       return Lift2(a, b, lanes, [](Slot x, Slot y) { return IntSlot(x.i != 0 || y.i != 0); });
-    default: break;
+    default:
+      break;
   }
   Fail(block, "unsupported integer operator");
 }
@@ -182,7 +185,8 @@ ExprFn FloatBinary(ExprKind kind, DataType t, ExprFn a, ExprFn b, int lanes,
         return Lift2(a, b, lanes, [](Slot x, Slot y) { return IntSlot(x.f > y.f); });
       case ExprKind::kGE:
         return Lift2(a, b, lanes, [](Slot x, Slot y) { return IntSlot(x.f >= y.f); });
-      default: break;
+      default:
+        break;
     }
     Fail(block, "unsupported float operator");
   });
@@ -221,28 +225,39 @@ Slot ReadBF16(const std::byte* p) {
 
 ReadFn ReaderFor(DataType t) {
   switch (t.code()) {
-    case DataType::Code::kBool: return ReadBool;
-    case DataType::Code::kBFloat: return ReadBF16;
-    case DataType::Code::kFloat: return t.bits() == 16 ? ReadF16 : t.bits() == 32 ? ReadF32 : ReadF64;
+    case DataType::Code::kBool:
+      return ReadBool;
+    case DataType::Code::kBFloat:
+      return ReadBF16;
+    case DataType::Code::kFloat:
+      return t.bits() == 16 ? ReadF16 : t.bits() == 32 ? ReadF32 : ReadF64;
     case DataType::Code::kInt:
       switch (t.bits()) {
-        case 8: return ReadInt<int8_t>;
-        case 16: return ReadInt<int16_t>;
-        case 32: return ReadInt<int32_t>;
-        default: return ReadInt<int64_t>;
+        case 8:
+          return ReadInt<int8_t>;
+        case 16:
+          return ReadInt<int16_t>;
+        case 32:
+          return ReadInt<int32_t>;
+        default:
+          return ReadInt<int64_t>;
       }
     case DataType::Code::kUInt:
       switch (t.bits()) {
-        case 8: return ReadInt<uint8_t>;
-        case 16: return ReadInt<uint16_t>;
-        case 32: return ReadInt<uint32_t>;
-        default: return ReadInt<int64_t>;  // bit pattern
+        case 8:
+          return ReadInt<uint8_t>;
+        case 16:
+          return ReadInt<uint16_t>;
+        case 32:
+          return ReadInt<uint32_t>;
+        default:
+          return ReadInt<int64_t>;  // bit pattern
       }
-    case DataType::Code::kHandle: break;
+    case DataType::Code::kHandle:
+      break;
   }
   return nullptr;
 }
-
 
 // The scalar expression computing lane `lane` of vector expression e; used to
 // evaluate the branches of a vector if_then_else one lane at a time.
@@ -253,8 +268,10 @@ Expr ExtractLane(const Expr& e, int lane) {
       const auto* r = e.as<RampNode>();
       return Add(r->base, Mul(r->stride, IntImm(lane, r->stride.dtype())));
     }
-    case ExprKind::kBroadcast: return e.as<BroadcastNode>()->value;
-    case ExprKind::kNot: return Not(ExtractLane(e.as<NotNode>()->a, lane));
+    case ExprKind::kBroadcast:
+      return e.as<BroadcastNode>()->value;
+    case ExprKind::kNot:
+      return Not(ExtractLane(e.as<NotNode>()->a, lane));
     case ExprKind::kSelect: {
       const auto* s = e.as<SelectNode>();
       return Select(ExtractLane(s->condition, lane), ExtractLane(s->true_value, lane),
@@ -276,7 +293,8 @@ Expr ExtractLane(const Expr& e, int lane) {
       for (const auto& a : c->args) args.push_back(ExtractLane(a, lane));
       return Call(c->op, std::move(args));
     }
-    default: break;
+    default:
+      break;
   }
   if (const auto* b = e.as<BinaryNode>()) {
     return Binary(e.kind(), ExtractLane(b->a, lane), ExtractLane(b->b, lane));
@@ -348,7 +366,8 @@ CompiledExpr Compiler::CompileExpr(const Expr& e) {
       Slot v = FloatSlot(RoundToFloatType(e.as<FloatImmNode>()->value, t));
       return {[v](Frame&, Slot* out) { *out = v; }, t};
     }
-    case ExprKind::kStringImm: Error("a string constant cannot be evaluated");
+    case ExprKind::kStringImm:
+      Error("a string constant cannot be evaluated");
     case ExprKind::kVar: {
       const auto* v = e.as<VarNode>();
       if (!t.is_integer() && !t.is_bool()) {
@@ -393,9 +412,12 @@ CompiledExpr Compiler::CompileExpr(const Expr& e) {
               },
               t};
     }
-    case ExprKind::kCast: return CompileCast(e.as<CastNode>());
-    case ExprKind::kBufferLoad: return CompileLoad(e.as<BufferLoadNode>());
-    case ExprKind::kCall: return CompileCall(e.as<CallNode>());
+    case ExprKind::kCast:
+      return CompileCast(e.as<CastNode>());
+    case ExprKind::kBufferLoad:
+      return CompileLoad(e.as<BufferLoadNode>());
+    case ExprKind::kCall:
+      return CompileCall(e.as<CallNode>());
     case ExprKind::kRamp: {
       const auto* r = e.as<RampNode>();
       CompiledExpr base = CompileExpr(r->base), stride = CompileExpr(r->stride);
@@ -420,7 +442,8 @@ CompiledExpr Compiler::CompileExpr(const Expr& e) {
               },
               t};
     }
-    default: break;
+    default:
+      break;
   }
   if (const auto* b = e.as<BinaryNode>()) return CompileBinary(b);
   Error("unknown expression kind");
@@ -480,7 +503,8 @@ CompiledExpr Compiler::CompileLoad(const BufferLoadNode* op) {
 
   if (lanes == 1) {
     std::vector<IntOperand> index;
-    for (const auto& i : op->indices) index.push_back(CompileIntOperand(i, "an index of " + buf.name()));
+    for (const auto& i : op->indices)
+      index.push_back(CompileIntOperand(i, "an index of " + buf.name()));
     return {[index, read, elem, slot, block, name](Frame& fr, Slot* out) {
               const BufferView& b = fr.buffers[slot];
               int64_t offset = 0;
@@ -603,35 +627,88 @@ CompiledExpr Compiler::CompileCall(const CallNode* op) {
   };
   ExprFn fn;
   switch (op->op) {
-    case CallOp::kExp: fn = unary([](double v) { return std::exp(v); }); break;
-    case CallOp::kExp2: fn = unary([](double v) { return std::exp2(v); }); break;
-    case CallOp::kExp10: fn = unary([](double v) { return std::pow(10.0, v); }); break;
-    case CallOp::kLog: fn = unary([](double v) { return std::log(v); }); break;
-    case CallOp::kLog2: fn = unary([](double v) { return std::log2(v); }); break;
-    case CallOp::kLog10: fn = unary([](double v) { return std::log10(v); }); break;
-    case CallOp::kLog1p: fn = unary([](double v) { return std::log1p(v); }); break;
-    case CallOp::kSqrt: fn = unary([](double v) { return std::sqrt(v); }); break;
-    case CallOp::kRsqrt: fn = unary([](double v) { return 1.0 / std::sqrt(v); }); break;
-    case CallOp::kTanh: fn = unary([](double v) { return std::tanh(v); }); break;
-    case CallOp::kSigmoid: fn = unary([](double v) { return 1.0 / (1.0 + std::exp(-v)); }); break;
-    case CallOp::kPow: fn = binary([](double a, double b) { return std::pow(a, b); }); break;
-    case CallOp::kFabs: fn = unary([](double v) { return std::fabs(v); }); break;
-    case CallOp::kErf: fn = unary([](double v) { return std::erf(v); }); break;
-    case CallOp::kFloor: fn = unary([](double v) { return std::floor(v); }); break;
-    case CallOp::kCeil: fn = unary([](double v) { return std::ceil(v); }); break;
+    case CallOp::kExp:
+      fn = unary([](double v) { return std::exp(v); });
+      break;
+    case CallOp::kExp2:
+      fn = unary([](double v) { return std::exp2(v); });
+      break;
+    case CallOp::kExp10:
+      fn = unary([](double v) { return std::pow(10.0, v); });
+      break;
+    case CallOp::kLog:
+      fn = unary([](double v) { return std::log(v); });
+      break;
+    case CallOp::kLog2:
+      fn = unary([](double v) { return std::log2(v); });
+      break;
+    case CallOp::kLog10:
+      fn = unary([](double v) { return std::log10(v); });
+      break;
+    case CallOp::kLog1p:
+      fn = unary([](double v) { return std::log1p(v); });
+      break;
+    case CallOp::kSqrt:
+      fn = unary([](double v) { return std::sqrt(v); });
+      break;
+    case CallOp::kRsqrt:
+      fn = unary([](double v) { return 1.0 / std::sqrt(v); });
+      break;
+    case CallOp::kTanh:
+      fn = unary([](double v) { return std::tanh(v); });
+      break;
+    case CallOp::kSigmoid:
+      fn = unary([](double v) { return 1.0 / (1.0 + std::exp(-v)); });
+      break;
+    case CallOp::kPow:
+      fn = binary([](double a, double b) { return std::pow(a, b); });
+      break;
+    case CallOp::kFabs:
+      fn = unary([](double v) { return std::fabs(v); });
+      break;
+    case CallOp::kErf:
+      fn = unary([](double v) { return std::erf(v); });
+      break;
+    case CallOp::kFloor:
+      fn = unary([](double v) { return std::floor(v); });
+      break;
+    case CallOp::kCeil:
+      fn = unary([](double v) { return std::ceil(v); });
+      break;
     // TVM lowers round to nearbyint: halfway cases go to even.
-    case CallOp::kRound: fn = unary([](double v) { return std::nearbyint(v); }); break;
-    case CallOp::kTrunc: fn = unary([](double v) { return std::trunc(v); }); break;
-    case CallOp::kSin: fn = unary([](double v) { return std::sin(v); }); break;
-    case CallOp::kCos: fn = unary([](double v) { return std::cos(v); }); break;
-    case CallOp::kTan: fn = unary([](double v) { return std::tan(v); }); break;
-    case CallOp::kAtan: fn = unary([](double v) { return std::atan(v); }); break;
-    case CallOp::kIsNan: fn = predicate([](double v) { return std::isnan(v); }); break;
-    case CallOp::kIsInf: fn = predicate([](double v) { return std::isinf(v); }); break;
-    case CallOp::kIsFinite: fn = predicate([](double v) { return std::isfinite(v); }); break;
-    case CallOp::kFmod: fn = binary([](double a, double b) { return std::fmod(a, b); }); break;
+    case CallOp::kRound:
+      fn = unary([](double v) { return std::nearbyint(v); });
+      break;
+    case CallOp::kTrunc:
+      fn = unary([](double v) { return std::trunc(v); });
+      break;
+    case CallOp::kSin:
+      fn = unary([](double v) { return std::sin(v); });
+      break;
+    case CallOp::kCos:
+      fn = unary([](double v) { return std::cos(v); });
+      break;
+    case CallOp::kTan:
+      fn = unary([](double v) { return std::tan(v); });
+      break;
+    case CallOp::kAtan:
+      fn = unary([](double v) { return std::atan(v); });
+      break;
+    case CallOp::kIsNan:
+      fn = predicate([](double v) { return std::isnan(v); });
+      break;
+    case CallOp::kIsInf:
+      fn = predicate([](double v) { return std::isinf(v); });
+      break;
+    case CallOp::kIsFinite:
+      fn = predicate([](double v) { return std::isfinite(v); });
+      break;
+    case CallOp::kFmod:
+      fn = binary([](double a, double b) { return std::fmod(a, b); });
+      break;
     case CallOp::kIfThenElse:
-    case CallOp::kCount_: Error("unknown intrinsic");
+    case CallOp::kCount_:
+      Error("unknown intrinsic");
   }
   return {std::move(fn), op->dtype};
 }

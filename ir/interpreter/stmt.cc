@@ -39,10 +39,14 @@ WriteFn StorerFor(DataType t) {
   if (t.is_bfloat()) return StoreBF16;
   if (t.is_float()) return t.bits() == 16 ? StoreF16 : t.bits() == 32 ? StoreF32 : StoreF64;
   switch (t.bytes()) {
-    case 1: return StoreInt<uint8_t>;
-    case 2: return StoreInt<uint16_t>;
-    case 4: return StoreInt<uint32_t>;
-    default: return StoreInt<int64_t>;
+    case 1:
+      return StoreInt<uint8_t>;
+    case 2:
+      return StoreInt<uint16_t>;
+    case 4:
+      return StoreInt<uint32_t>;
+    default:
+      return StoreInt<int64_t>;
   }
 }
 
@@ -155,8 +159,7 @@ void Compiler::UnbindBuffer(const Buffer& b) {
 int Compiler::BufferSlot(const Buffer& b) const {
   auto it = buffer_slots_.find(b.get());
   if (it == buffer_slots_.end()) {
-    Error("buffer '" + b.name() +
-          "' is neither a parameter nor allocated by an enclosing block");
+    Error("buffer '" + b.name() + "' is neither a parameter nor allocated by an enclosing block");
   }
   return it->second.back();
 }
@@ -174,8 +177,8 @@ BufferLayout Compiler::CompileLayout(const Buffer& b) {
   for (const auto& e : b.shape()) layout.shape.push_back(scalar_int(e, "extent"));
   if (!b->strides.empty()) {
     if (b->strides.size() != b.ndim()) {
-      Error("buffer '" + b.name() + "' has " + std::to_string(b->strides.size()) +
-            " strides for " + std::to_string(b.ndim()) + " dimensions");
+      Error("buffer '" + b.name() + "' has " + std::to_string(b->strides.size()) + " strides for " +
+            std::to_string(b.ndim()) + " dimensions");
     }
     for (const auto& e : b->strides) layout.strides.push_back(scalar_int(e, "stride"));
   }
@@ -185,9 +188,12 @@ BufferLayout Compiler::CompileLayout(const Buffer& b) {
 StmtFn Compiler::CompileStmt(const Stmt& s) {
   if (!s.defined()) Error("undefined statement");
   switch (s.kind()) {
-    case StmtKind::kFor: return CompileFor(s.as<ForNode>());
-    case StmtKind::kBlockRealize: return CompileBlockRealize(s.as<BlockRealizeNode>());
-    case StmtKind::kBufferStore: return CompileStore(s.as<BufferStoreNode>());
+    case StmtKind::kFor:
+      return CompileFor(s.as<ForNode>());
+    case StmtKind::kBlockRealize:
+      return CompileBlockRealize(s.as<BlockRealizeNode>());
+    case StmtKind::kBufferStore:
+      return CompileStore(s.as<BufferStoreNode>());
     case StmtKind::kSeqStmt: {
       std::vector<StmtFn> seq;
       for (const auto& child : s.as<SeqStmtNode>()->seq) seq.push_back(CompileStmt(child));
@@ -323,7 +329,8 @@ StmtFn Compiler::CompileBlockRealize(const BlockRealizeNode* op) {
 StmtFn Compiler::CompileStore(const BufferStoreNode* op) {
   const Buffer& buf = op->buffer;
   const int slot = BufferSlot(buf);
-  if (op->indices.size() != buf.ndim()) Error("store to " + buf.name() + " with the wrong number of indices");
+  if (op->indices.size() != buf.ndim())
+    Error("store to " + buf.name() + " with the wrong number of indices");
   CompiledExpr value = CompileExpr(op->value);
   if (value.dtype.is_handle()) Error("store of a handle to " + buf.name());
   const int value_lanes = value.lanes();
@@ -341,7 +348,8 @@ StmtFn Compiler::CompileStore(const BufferStoreNode* op) {
       Error("store of a " + value.dtype.str() + " value to a single element of " + buf.name());
     }
     std::vector<IntOperand> index;
-    for (const auto& i : op->indices) index.push_back(CompileIntOperand(i, "an index of " + buf.name()));
+    for (const auto& i : op->indices)
+      index.push_back(CompileIntOperand(i, "an index of " + buf.name()));
     return [fn, index, write, elem, slot, block, name](Frame& fr) {
       Slot v;
       fn(fr, &v);
@@ -426,9 +434,9 @@ void Interpret(const PrimFunc& f, std::vector<NDArray*> args) {
     for (size_t d = 0; d < b.ndim(); ++d) {
       const auto* v = b.shape()[d].as<VarNode>();
       if (v != nullptr && !compiler.IsBound(v)) {
-        binders.push_back({compiler.BindVar(Var(std::static_pointer_cast<const VarNode>(
-                               b.shape()[d].node()))),
-                           i, d});
+        binders.push_back(
+            {compiler.BindVar(Var(std::static_pointer_cast<const VarNode>(b.shape()[d].node()))), i,
+             d});
       }
     }
   }

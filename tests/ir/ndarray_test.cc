@@ -330,7 +330,8 @@ TEST(CompareTest, DtypeAndShapeMismatch) {
               Tolerance{}, "Z");
   EXPECT_FALSE(r.ok);
   EXPECT_EQ(r.message, "Z: shape differs: expected (2, 3), got (3, 2)");
-  r = Compare(NDArray(DataType::Float32(), {2}), NDArray(DataType::Float32(), {2}), Tolerance{}, "Z");
+  r = Compare(NDArray(DataType::Float32(), {2}), NDArray(DataType::Float32(), {2}), Tolerance{},
+              "Z");
   EXPECT_TRUE(r.ok);
   EXPECT_EQ(r.message, "Z: all 2 elements match");
 }
