@@ -85,11 +85,14 @@ ExprFn IntBinary(ExprKind kind, DataType t, ExprFn a, ExprFn b, int lanes,
   auto U = [](Slot s) { return static_cast<uint64_t>(s.i); };
   switch (kind) {
     case ExprKind::kAdd:
-      return Lift2(a, b, lanes, [w, U](Slot x, Slot y) { return IntSlot(w(U(x) + U(y))); });
+      return Lift2(std::move(a), std::move(b), lanes,
+                   [w, U](Slot x, Slot y) { return IntSlot(w(U(x) + U(y))); });
     case ExprKind::kSub:
-      return Lift2(a, b, lanes, [w, U](Slot x, Slot y) { return IntSlot(w(U(x) - U(y))); });
+      return Lift2(std::move(a), std::move(b), lanes,
+                   [w, U](Slot x, Slot y) { return IntSlot(w(U(x) - U(y))); });
     case ExprKind::kMul:
-      return Lift2(a, b, lanes, [w, U](Slot x, Slot y) { return IntSlot(w(U(x) * U(y))); });
+      return Lift2(std::move(a), std::move(b), lanes,
+                   [w, U](Slot x, Slot y) { return IntSlot(w(U(x) * U(y))); });
     case ExprKind::kDiv:
     case ExprKind::kFloorDiv:
     case ExprKind::kMod:
@@ -100,7 +103,7 @@ ExprFn IntBinary(ExprKind kind, DataType t, ExprFn a, ExprFn b, int lanes,
                          : kind == ExprKind::kFloorDiv ? "floordiv"
                          : kind == ExprKind::kMod      ? "truncmod"
                                                        : "floormod";
-      return Lift2(a, b, lanes, [=](Slot x, Slot y) {
+      return Lift2(std::move(a), std::move(b), lanes, [=](Slot x, Slot y) {
         if (y.i == 0) Fail(block, DivisionByZero(name, x.i));
         if (u) return IntSlot(w(is_div ? U(x) / U(y) : U(x) % U(y)));
         // INT64_MIN / -1 overflows in C; the wrapped quotient is INT64_MIN.
@@ -114,31 +117,53 @@ ExprFn IntBinary(ExprKind kind, DataType t, ExprFn a, ExprFn b, int lanes,
       });
     }
     case ExprKind::kMin:
-      if (u) return Lift2(a, b, lanes, [U](Slot x, Slot y) { return U(x) < U(y) ? x : y; });
-      return Lift2(a, b, lanes, [](Slot x, Slot y) { return x.i < y.i ? x : y; });
+      if (u)
+        return Lift2(std::move(a), std::move(b), lanes,
+                     [U](Slot x, Slot y) { return U(x) < U(y) ? x : y; });
+      return Lift2(std::move(a), std::move(b), lanes,
+                   [](Slot x, Slot y) { return x.i < y.i ? x : y; });
     case ExprKind::kMax:
-      if (u) return Lift2(a, b, lanes, [U](Slot x, Slot y) { return U(x) > U(y) ? x : y; });
-      return Lift2(a, b, lanes, [](Slot x, Slot y) { return x.i > y.i ? x : y; });
+      if (u)
+        return Lift2(std::move(a), std::move(b), lanes,
+                     [U](Slot x, Slot y) { return U(x) > U(y) ? x : y; });
+      return Lift2(std::move(a), std::move(b), lanes,
+                   [](Slot x, Slot y) { return x.i > y.i ? x : y; });
     case ExprKind::kEQ:
-      return Lift2(a, b, lanes, [](Slot x, Slot y) { return IntSlot(x.i == y.i); });
+      return Lift2(std::move(a), std::move(b), lanes,
+                   [](Slot x, Slot y) { return IntSlot(x.i == y.i); });
     case ExprKind::kNE:
-      return Lift2(a, b, lanes, [](Slot x, Slot y) { return IntSlot(x.i != y.i); });
+      return Lift2(std::move(a), std::move(b), lanes,
+                   [](Slot x, Slot y) { return IntSlot(x.i != y.i); });
     case ExprKind::kLT:
-      if (u) return Lift2(a, b, lanes, [U](Slot x, Slot y) { return IntSlot(U(x) < U(y)); });
-      return Lift2(a, b, lanes, [](Slot x, Slot y) { return IntSlot(x.i < y.i); });
+      if (u)
+        return Lift2(std::move(a), std::move(b), lanes,
+                     [U](Slot x, Slot y) { return IntSlot(U(x) < U(y)); });
+      return Lift2(std::move(a), std::move(b), lanes,
+                   [](Slot x, Slot y) { return IntSlot(x.i < y.i); });
     case ExprKind::kLE:
-      if (u) return Lift2(a, b, lanes, [U](Slot x, Slot y) { return IntSlot(U(x) <= U(y)); });
-      return Lift2(a, b, lanes, [](Slot x, Slot y) { return IntSlot(x.i <= y.i); });
+      if (u)
+        return Lift2(std::move(a), std::move(b), lanes,
+                     [U](Slot x, Slot y) { return IntSlot(U(x) <= U(y)); });
+      return Lift2(std::move(a), std::move(b), lanes,
+                   [](Slot x, Slot y) { return IntSlot(x.i <= y.i); });
     case ExprKind::kGT:
-      if (u) return Lift2(a, b, lanes, [U](Slot x, Slot y) { return IntSlot(U(x) > U(y)); });
-      return Lift2(a, b, lanes, [](Slot x, Slot y) { return IntSlot(x.i > y.i); });
+      if (u)
+        return Lift2(std::move(a), std::move(b), lanes,
+                     [U](Slot x, Slot y) { return IntSlot(U(x) > U(y)); });
+      return Lift2(std::move(a), std::move(b), lanes,
+                   [](Slot x, Slot y) { return IntSlot(x.i > y.i); });
     case ExprKind::kGE:
-      if (u) return Lift2(a, b, lanes, [U](Slot x, Slot y) { return IntSlot(U(x) >= U(y)); });
-      return Lift2(a, b, lanes, [](Slot x, Slot y) { return IntSlot(x.i >= y.i); });
+      if (u)
+        return Lift2(std::move(a), std::move(b), lanes,
+                     [U](Slot x, Slot y) { return IntSlot(U(x) >= U(y)); });
+      return Lift2(std::move(a), std::move(b), lanes,
+                   [](Slot x, Slot y) { return IntSlot(x.i >= y.i); });
     case ExprKind::kAnd:
-      return Lift2(a, b, lanes, [](Slot x, Slot y) { return IntSlot(x.i != 0 && y.i != 0); });
+      return Lift2(std::move(a), std::move(b), lanes,
+                   [](Slot x, Slot y) { return IntSlot(x.i != 0 && y.i != 0); });
     case ExprKind::kOr:
-      return Lift2(a, b, lanes, [](Slot x, Slot y) { return IntSlot(x.i != 0 || y.i != 0); });
+      return Lift2(std::move(a), std::move(b), lanes,
+                   [](Slot x, Slot y) { return IntSlot(x.i != 0 || y.i != 0); });
     default:
       break;
   }
@@ -150,41 +175,53 @@ ExprFn FloatBinary(ExprKind kind, DataType t, ExprFn a, ExprFn b, int lanes,
   return WithRounding(t, [&](auto round) -> ExprFn {
     switch (kind) {
       case ExprKind::kAdd:
-        return Lift2(a, b, lanes, [round](Slot x, Slot y) { return FloatSlot(round(x.f + y.f)); });
+        return Lift2(std::move(a), std::move(b), lanes,
+                     [round](Slot x, Slot y) { return FloatSlot(round(x.f + y.f)); });
       case ExprKind::kSub:
-        return Lift2(a, b, lanes, [round](Slot x, Slot y) { return FloatSlot(round(x.f - y.f)); });
+        return Lift2(std::move(a), std::move(b), lanes,
+                     [round](Slot x, Slot y) { return FloatSlot(round(x.f - y.f)); });
       case ExprKind::kMul:
-        return Lift2(a, b, lanes, [round](Slot x, Slot y) { return FloatSlot(round(x.f * y.f)); });
+        return Lift2(std::move(a), std::move(b), lanes,
+                     [round](Slot x, Slot y) { return FloatSlot(round(x.f * y.f)); });
       case ExprKind::kDiv:
-        return Lift2(a, b, lanes, [round](Slot x, Slot y) { return FloatSlot(round(x.f / y.f)); });
+        return Lift2(std::move(a), std::move(b), lanes,
+                     [round](Slot x, Slot y) { return FloatSlot(round(x.f / y.f)); });
       case ExprKind::kMod:
-        return Lift2(a, b, lanes,
+        return Lift2(std::move(a), std::move(b), lanes,
                      [round](Slot x, Slot y) { return FloatSlot(round(std::fmod(x.f, y.f))); });
       // Rounded after each step, as the type's own arithmetic would be.
       case ExprKind::kFloorDiv:
-        return Lift2(a, b, lanes,
+        return Lift2(std::move(a), std::move(b), lanes,
                      [round](Slot x, Slot y) { return FloatSlot(std::floor(round(x.f / y.f))); });
       case ExprKind::kFloorMod:
-        return Lift2(a, b, lanes, [round](Slot x, Slot y) {
+        return Lift2(std::move(a), std::move(b), lanes, [round](Slot x, Slot y) {
           return FloatSlot(round(x.f - round(std::floor(round(x.f / y.f)) * y.f)));
         });
       // As TVM's CPU code generator: min(a, b) = a < b ? a : b.
       case ExprKind::kMin:
-        return Lift2(a, b, lanes, [](Slot x, Slot y) { return x.f < y.f ? x : y; });
+        return Lift2(std::move(a), std::move(b), lanes,
+                     [](Slot x, Slot y) { return x.f < y.f ? x : y; });
       case ExprKind::kMax:
-        return Lift2(a, b, lanes, [](Slot x, Slot y) { return x.f > y.f ? x : y; });
+        return Lift2(std::move(a), std::move(b), lanes,
+                     [](Slot x, Slot y) { return x.f > y.f ? x : y; });
       case ExprKind::kEQ:
-        return Lift2(a, b, lanes, [](Slot x, Slot y) { return IntSlot(x.f == y.f); });
+        return Lift2(std::move(a), std::move(b), lanes,
+                     [](Slot x, Slot y) { return IntSlot(x.f == y.f); });
       case ExprKind::kNE:
-        return Lift2(a, b, lanes, [](Slot x, Slot y) { return IntSlot(x.f != y.f); });
+        return Lift2(std::move(a), std::move(b), lanes,
+                     [](Slot x, Slot y) { return IntSlot(x.f != y.f); });
       case ExprKind::kLT:
-        return Lift2(a, b, lanes, [](Slot x, Slot y) { return IntSlot(x.f < y.f); });
+        return Lift2(std::move(a), std::move(b), lanes,
+                     [](Slot x, Slot y) { return IntSlot(x.f < y.f); });
       case ExprKind::kLE:
-        return Lift2(a, b, lanes, [](Slot x, Slot y) { return IntSlot(x.f <= y.f); });
+        return Lift2(std::move(a), std::move(b), lanes,
+                     [](Slot x, Slot y) { return IntSlot(x.f <= y.f); });
       case ExprKind::kGT:
-        return Lift2(a, b, lanes, [](Slot x, Slot y) { return IntSlot(x.f > y.f); });
+        return Lift2(std::move(a), std::move(b), lanes,
+                     [](Slot x, Slot y) { return IntSlot(x.f > y.f); });
       case ExprKind::kGE:
-        return Lift2(a, b, lanes, [](Slot x, Slot y) { return IntSlot(x.f >= y.f); });
+        return Lift2(std::move(a), std::move(b), lanes,
+                     [](Slot x, Slot y) { return IntSlot(x.f >= y.f); });
       default:
         break;
     }
@@ -324,33 +361,36 @@ ExprFn MakeConvert(ExprFn value, DataType from, DataType to) {
   if (from == to) return value;
   if (from.is_floating() && to.is_floating()) {
     return WithRounding(to, [&](auto round) {
-      return Lift1(value, lanes, [round](Slot x) { return FloatSlot(round(x.f)); });
+      return Lift1(std::move(value), lanes, [round](Slot x) { return FloatSlot(round(x.f)); });
     });
   }
   if (from.is_floating()) {
-    return Lift1(value, lanes, [to](Slot x) { return IntSlot(DoubleToIntSaturating(x.f, to)); });
+    return Lift1(std::move(value), lanes,
+                 [to](Slot x) { return IntSlot(DoubleToIntSaturating(x.f, to)); });
   }
   if (to.is_floating()) {
     const bool u64 = from.is_uint() && from.bits() == 64;
     if (to.is_float() && to.bits() == 32) {
       // Straight to float: going through double could round twice.
       if (u64) {
-        return Lift1(value, lanes, [](Slot x) {
+        return Lift1(std::move(value), lanes, [](Slot x) {
           return FloatSlot(static_cast<float>(static_cast<uint64_t>(x.i)));
         });
       }
-      return Lift1(value, lanes, [](Slot x) { return FloatSlot(static_cast<float>(x.i)); });
+      return Lift1(std::move(value), lanes,
+                   [](Slot x) { return FloatSlot(static_cast<float>(x.i)); });
     }
     return WithRounding(to, [&](auto round) {
-      return Lift1(value, lanes, [round, u64](Slot x) {
+      return Lift1(std::move(value), lanes, [round, u64](Slot x) {
         return FloatSlot(round(u64 ? static_cast<double>(static_cast<uint64_t>(x.i))
                                    : static_cast<double>(x.i)));
       });
     });
   }
   IntWrap w(to);
-  if (to.is_bool()) return Lift1(value, lanes, [](Slot x) { return IntSlot(x.i != 0); });
-  return Lift1(value, lanes, [w](Slot x) { return IntSlot(w(static_cast<uint64_t>(x.i))); });
+  if (to.is_bool()) return Lift1(std::move(value), lanes, [](Slot x) { return IntSlot(x.i != 0); });
+  return Lift1(std::move(value), lanes,
+               [w](Slot x) { return IntSlot(w(static_cast<uint64_t>(x.i))); });
 }
 
 CompiledExpr Compiler::CompileExpr(const Expr& e) {
@@ -378,7 +418,7 @@ CompiledExpr Compiler::CompileExpr(const Expr& e) {
     }
     case ExprKind::kNot: {
       CompiledExpr a = CompileExpr(e.as<NotNode>()->a);
-      return {Lift1(a.fn, lanes, [](Slot x) { return IntSlot(x.i == 0); }), t};
+      return {Lift1(std::move(a.fn), lanes, [](Slot x) { return IntSlot(x.i == 0); }), t};
     }
     case ExprKind::kSelect: {
       const auto* s = e.as<SelectNode>();
@@ -390,7 +430,8 @@ CompiledExpr Compiler::CompileExpr(const Expr& e) {
               fv.dtype.str() + ")");
       }
       if (lanes == 1) {
-        return {[c = c.fn, a = tv.fn, b = fv.fn](Frame& fr, Slot* out) {
+        return {[c = std::move(c.fn), a = std::move(tv.fn), b = std::move(fv.fn)](Frame& fr,
+                                                                                  Slot* out) {
                   Slot cond, x, y;
                   c(fr, &cond);
                   a(fr, &x);
@@ -400,8 +441,8 @@ CompiledExpr Compiler::CompileExpr(const Expr& e) {
                 t};
       }
       const bool scalar_cond = c.lanes() == 1;
-      return {[c = c.fn, a = tv.fn, b = fv.fn, scalar_cond, cs = std::vector<Slot>(lanes),
-               xs = std::vector<Slot>(lanes),
+      return {[c = std::move(c.fn), a = std::move(tv.fn), b = std::move(fv.fn), scalar_cond,
+               cs = std::vector<Slot>(lanes), xs = std::vector<Slot>(lanes),
                ys = std::vector<Slot>(lanes)](Frame& fr, Slot* out) mutable {
                 c(fr, cs.data());
                 a(fr, xs.data());
@@ -422,7 +463,8 @@ CompiledExpr Compiler::CompileExpr(const Expr& e) {
       const auto* r = e.as<RampNode>();
       CompiledExpr base = CompileExpr(r->base), stride = CompileExpr(r->stride);
       IntWrap w(t.element_of());
-      return {[base = base.fn, stride = stride.fn, w, lanes](Frame& fr, Slot* out) {
+      return {[base = std::move(base.fn), stride = std::move(stride.fn), w, lanes](Frame& fr,
+                                                                                   Slot* out) {
                 Slot b, s;
                 base(fr, &b);
                 stride(fr, &s);
@@ -435,7 +477,7 @@ CompiledExpr Compiler::CompileExpr(const Expr& e) {
     }
     case ExprKind::kBroadcast: {
       CompiledExpr v = CompileExpr(e.as<BroadcastNode>()->value);
-      return {[v = v.fn, lanes](Frame& fr, Slot* out) {
+      return {[v = std::move(v.fn), lanes](Frame& fr, Slot* out) {
                 Slot x;
                 v(fr, &x);
                 for (int i = 0; i < lanes; ++i) out[i] = x;
@@ -476,8 +518,9 @@ CompiledExpr Compiler::CompileBinary(const BinaryNode* op) {
   }
   const DataType t = a.dtype.element_of();
   if (t.is_handle()) Error("arithmetic on a handle");
-  ExprFn fn = t.is_floating() ? FloatBinary(op->kind, t, a.fn, b.fn, lanes, block_)
-                              : IntBinary(op->kind, t, a.fn, b.fn, lanes, block_);
+  ExprFn fn = t.is_floating()
+                  ? FloatBinary(op->kind, t, std::move(a.fn), std::move(b.fn), lanes, block_)
+                  : IntBinary(op->kind, t, std::move(a.fn), std::move(b.fn), lanes, block_);
   return {std::move(fn), op->dtype};
 }
 
@@ -487,7 +530,7 @@ CompiledExpr Compiler::CompileCast(const CastNode* op) {
     Error("cast from " + v.dtype.str() + " to " + op->dtype.str() + " changes the lane count");
   }
   if (op->dtype.is_handle() || v.dtype.is_handle()) Error("cast involving a handle");
-  return {MakeConvert(v.fn, v.dtype, op->dtype), op->dtype};
+  return {MakeConvert(std::move(v.fn), v.dtype, op->dtype), op->dtype};
 }
 
 CompiledExpr Compiler::CompileLoad(const BufferLoadNode* op) {
@@ -505,7 +548,7 @@ CompiledExpr Compiler::CompileLoad(const BufferLoadNode* op) {
     std::vector<IntOperand> index;
     for (const auto& i : op->indices)
       index.push_back(CompileIntOperand(i, "an index of " + buf.name()));
-    return {[index, read, elem, slot, block, name](Frame& fr, Slot* out) {
+    return {[index = std::move(index), read, elem, slot, block, name](Frame& fr, Slot* out) {
               const BufferView& b = fr.buffers[slot];
               int64_t offset = 0;
               for (size_t d = 0; d < index.size(); ++d) {
@@ -534,28 +577,29 @@ CompiledExpr Compiler::CompileLoad(const BufferLoadNode* op) {
     index.push_back(std::move(c.fn));
     index_lanes.push_back(c.lanes());
   }
-  return {[index, index_lanes, read, elem, slot, block, name, ndim, lanes,
-           scratch = std::vector<Slot>(ndim * lanes)](Frame& fr, Slot* out) mutable {
-            const BufferView& b = fr.buffers[slot];
-            for (size_t d = 0; d < ndim; ++d) index[d](fr, &scratch[d * lanes]);
-            for (int l = 0; l < lanes; ++l) {
-              int64_t offset = 0;
-              for (size_t d = 0; d < ndim; ++d) {
-                int64_t v = scratch[d * lanes + (index_lanes[d] == 1 ? 0 : l)].i;
-                if (static_cast<uint64_t>(v) >= static_cast<uint64_t>(b.shape[d])) {
-                  std::vector<int64_t> all(ndim);
-                  for (size_t k = 0; k < ndim; ++k) {
-                    all[k] = scratch[k * lanes + (index_lanes[k] == 1 ? 0 : l)].i;
-                  }
-                  Fail(block, "load " + AccessString(*name, all) + " (lane " + std::to_string(l) +
-                                  ") is out of bounds of shape " + ShapeToString(b.shape));
-                }
-                offset += v * b.strides[d];
+  return {
+      [index = std::move(index), index_lanes = std::move(index_lanes), read, elem, slot, block,
+       name, ndim, lanes, scratch = std::vector<Slot>(ndim * lanes)](Frame& fr, Slot* out) mutable {
+        const BufferView& b = fr.buffers[slot];
+        for (size_t d = 0; d < ndim; ++d) index[d](fr, &scratch[d * lanes]);
+        for (int l = 0; l < lanes; ++l) {
+          int64_t offset = 0;
+          for (size_t d = 0; d < ndim; ++d) {
+            int64_t v = scratch[d * lanes + (index_lanes[d] == 1 ? 0 : l)].i;
+            if (static_cast<uint64_t>(v) >= static_cast<uint64_t>(b.shape[d])) {
+              std::vector<int64_t> all(ndim);
+              for (size_t k = 0; k < ndim; ++k) {
+                all[k] = scratch[k * lanes + (index_lanes[k] == 1 ? 0 : l)].i;
               }
-              out[l] = read(b.data + offset * elem);
+              Fail(block, "load " + AccessString(*name, all) + " (lane " + std::to_string(l) +
+                              ") is out of bounds of shape " + ShapeToString(b.shape));
             }
-          },
-          op->dtype};
+            offset += v * b.strides[d];
+          }
+          out[l] = read(b.data + offset * elem);
+        }
+      },
+      op->dtype};
 }
 
 CompiledExpr Compiler::CompileIfThenElse(const CallNode* op) {
@@ -564,16 +608,17 @@ CompiledExpr Compiler::CompileIfThenElse(const CallNode* op) {
   CompiledExpr fv = CompileExpr(op->args[2]);
   const int lanes = op->dtype.lanes();
   if (c.lanes() == 1) {
-    return {[c = c.fn, a = tv.fn, b = fv.fn](Frame& fr, Slot* out) {
-              Slot cond;
-              c(fr, &cond);
-              if (cond.i) {
-                a(fr, out);
-              } else {
-                b(fr, out);
-              }
-            },
-            op->dtype};
+    return {
+        [c = std::move(c.fn), a = std::move(tv.fn), b = std::move(fv.fn)](Frame& fr, Slot* out) {
+          Slot cond;
+          c(fr, &cond);
+          if (cond.i) {
+            a(fr, out);
+          } else {
+            b(fr, out);
+          }
+        },
+        op->dtype};
   }
   // A vector condition: a lane whose condition is false must not evaluate
   // the true branch (it may read out of bounds there), so mixed conditions
@@ -583,7 +628,8 @@ CompiledExpr Compiler::CompileIfThenElse(const CallNode* op) {
     then_lanes.push_back(CompileExpr(ExtractLane(op->args[1], l)).fn);
     else_lanes.push_back(CompileExpr(ExtractLane(op->args[2], l)).fn);
   }
-  return {[c = c.fn, a = tv.fn, b = fv.fn, then_lanes, else_lanes, lanes,
+  return {[c = std::move(c.fn), a = std::move(tv.fn), b = std::move(fv.fn),
+           then_lanes = std::move(then_lanes), else_lanes = std::move(else_lanes), lanes,
            cs = std::vector<Slot>(lanes)](Frame& fr, Slot* out) mutable {
             c(fr, cs.data());
             int taken = 0;
@@ -613,17 +659,17 @@ CompiledExpr Compiler::CompileCall(const CallNode* op) {
   ExprFn x = args[0].fn;
   auto unary = [&](double (*fn)(double)) {
     return WithRounding(t, [&](auto round) {
-      return Lift1(x, lanes, [round, fn](Slot s) { return FloatSlot(round(fn(s.f))); });
+      return Lift1(std::move(x), lanes, [round, fn](Slot s) { return FloatSlot(round(fn(s.f))); });
     });
   };
   auto binary = [&](double (*fn)(double, double)) {
     return WithRounding(t, [&](auto round) {
-      return Lift2(x, args[1].fn, lanes,
+      return Lift2(std::move(x), std::move(args[1].fn), lanes,
                    [round, fn](Slot a, Slot b) { return FloatSlot(round(fn(a.f, b.f))); });
     });
   };
   auto predicate = [&](bool (*fn)(double)) {
-    return Lift1(x, lanes, [fn](Slot s) { return IntSlot(fn(s.f)); });
+    return Lift1(std::move(x), lanes, [fn](Slot s) { return IntSlot(fn(s.f)); });
   };
   ExprFn fn;
   switch (op->op) {

@@ -197,7 +197,7 @@ StmtFn Compiler::CompileStmt(const Stmt& s) {
     case StmtKind::kSeqStmt: {
       std::vector<StmtFn> seq;
       for (const auto& child : s.as<SeqStmtNode>()->seq) seq.push_back(CompileStmt(child));
-      return [seq](Frame& fr) {
+      return [seq = std::move(seq)](Frame& fr) {
         for (const auto& fn : seq) fn(fr);
       };
     }
@@ -206,7 +206,8 @@ StmtFn Compiler::CompileStmt(const Stmt& s) {
       IntOperand cond = CompileIntOperand(op->condition, "an if condition");
       StmtFn then_case = CompileStmt(op->then_case);
       StmtFn else_case = op->else_case.defined() ? CompileStmt(op->else_case) : StmtFn();
-      return [cond, then_case, else_case](Frame& fr) {
+      return [cond = std::move(cond), then_case = std::move(then_case),
+              else_case = std::move(else_case)](Frame& fr) {
         if (cond.Eval(fr)) {
           then_case(fr);
         } else if (else_case) {
@@ -216,7 +217,7 @@ StmtFn Compiler::CompileStmt(const Stmt& s) {
     }
     case StmtKind::kEvaluate: {
       CompiledExpr e = CompileExpr(s.as<EvaluateNode>()->value);
-      return [fn = e.fn, scratch = std::vector<Slot>(e.lanes())](Frame& fr) mutable {
+      return [fn = std::move(e.fn), scratch = std::vector<Slot>(e.lanes())](Frame& fr) mutable {
         fn(fr, scratch.data());
       };
     }
@@ -230,14 +231,15 @@ StmtFn Compiler::CompileFor(const ForNode* op) {
   const int slot = BindVar(op->loop_var);
   StmtFn body = CompileStmt(op->body);
   UnbindVar(op->loop_var);
-  return [min, extent, slot, body](Frame& fr) {
-    const int64_t begin = min.Eval(fr);
-    const int64_t end = begin + extent.Eval(fr);
-    for (int64_t i = begin; i < end; ++i) {
-      fr.vars[slot] = i;
-      body(fr);
-    }
-  };
+  return
+      [min = std::move(min), extent = std::move(extent), slot, body = std::move(body)](Frame& fr) {
+        const int64_t begin = min.Eval(fr);
+        const int64_t end = begin + extent.Eval(fr);
+        for (int64_t i = begin; i < end; ++i) {
+          fr.vars[slot] = i;
+          body(fr);
+        }
+      };
 }
 
 StmtFn Compiler::CompileBlockRealize(const BlockRealizeNode* op) {
@@ -288,7 +290,8 @@ StmtFn Compiler::CompileBlockRealize(const BlockRealizeNode* op) {
   const std::string* block = block_;
   block_ = outer;
 
-  return [pred, iters, allocs, init, body, block](Frame& fr) {
+  return [pred = std::move(pred), iters = std::move(iters), allocs = std::move(allocs),
+          init = std::move(init), body = std::move(body), block](Frame& fr) {
     if (pred && EvalScalar(pred, fr) == 0) return;
     bool at_first_reduction_step = true;
     for (const IterSpec& it : iters) {
@@ -334,7 +337,7 @@ StmtFn Compiler::CompileStore(const BufferStoreNode* op) {
   CompiledExpr value = CompileExpr(op->value);
   if (value.dtype.is_handle()) Error("store of a handle to " + buf.name());
   const int value_lanes = value.lanes();
-  ExprFn fn = MakeConvert(value.fn, value.dtype, buf.dtype().with_lanes(value_lanes));
+  ExprFn fn = MakeConvert(std::move(value.fn), value.dtype, buf.dtype().with_lanes(value_lanes));
   const WriteFn write = StorerFor(buf.dtype());
   const int64_t elem = buf.dtype().bytes();
   const std::string* block = block_;
@@ -350,23 +353,24 @@ StmtFn Compiler::CompileStore(const BufferStoreNode* op) {
     std::vector<IntOperand> index;
     for (const auto& i : op->indices)
       index.push_back(CompileIntOperand(i, "an index of " + buf.name()));
-    return [fn, index, write, elem, slot, block, name](Frame& fr) {
-      Slot v;
-      fn(fr, &v);
-      BufferView& b = fr.buffers[slot];
-      int64_t offset = 0;
-      for (size_t d = 0; d < index.size(); ++d) {
-        const int64_t i = index[d].Eval(fr);
-        if (static_cast<uint64_t>(i) >= static_cast<uint64_t>(b.shape[d])) {
-          std::vector<int64_t> all;
-          for (const IntOperand& k : index) all.push_back(k.Eval(fr));
-          Fail(block, "store " + AccessString(*name, all) + " is out of bounds of shape " +
-                          ShapeToString(b.shape));
-        }
-        offset += i * b.strides[d];
-      }
-      write(b.data + offset * elem, v);
-    };
+    return
+        [fn = std::move(fn), index = std::move(index), write, elem, slot, block, name](Frame& fr) {
+          Slot v;
+          fn(fr, &v);
+          BufferView& b = fr.buffers[slot];
+          int64_t offset = 0;
+          for (size_t d = 0; d < index.size(); ++d) {
+            const int64_t i = index[d].Eval(fr);
+            if (static_cast<uint64_t>(i) >= static_cast<uint64_t>(b.shape[d])) {
+              std::vector<int64_t> all;
+              for (const IntOperand& k : index) all.push_back(k.Eval(fr));
+              Fail(block, "store " + AccessString(*name, all) + " is out of bounds of shape " +
+                              ShapeToString(b.shape));
+            }
+            offset += i * b.strides[d];
+          }
+          write(b.data + offset * elem, v);
+        };
   }
   if (value_lanes != 1 && value_lanes != lanes) {
     Error("store of a " + value.dtype.str() + " value to " + buf.name() + " at " +
@@ -384,29 +388,30 @@ StmtFn Compiler::CompileStore(const BufferStoreNode* op) {
     index_lanes.push_back(c.lanes());
   }
   // A vector store writes `lanes` elements; a scalar value is broadcast.
-  return [fn, index, index_lanes, write, elem, slot, block, name, ndim, lanes, value_lanes,
-          values = std::vector<Slot>(value_lanes),
-          scratch = std::vector<Slot>(ndim * lanes)](Frame& fr) mutable {
-    fn(fr, values.data());
-    BufferView& b = fr.buffers[slot];
-    for (size_t d = 0; d < ndim; ++d) index[d](fr, &scratch[d * lanes]);
-    for (int l = 0; l < lanes; ++l) {
-      int64_t offset = 0;
-      for (size_t d = 0; d < ndim; ++d) {
-        const int64_t i = scratch[d * lanes + (index_lanes[d] == 1 ? 0 : l)].i;
-        if (static_cast<uint64_t>(i) >= static_cast<uint64_t>(b.shape[d])) {
-          std::vector<int64_t> all(ndim);
-          for (size_t k = 0; k < ndim; ++k) {
-            all[k] = scratch[k * lanes + (index_lanes[k] == 1 ? 0 : l)].i;
+  return
+      [fn = std::move(fn), index = std::move(index), index_lanes = std::move(index_lanes), write,
+       elem, slot, block, name, ndim, lanes, value_lanes, values = std::vector<Slot>(value_lanes),
+       scratch = std::vector<Slot>(ndim * lanes)](Frame& fr) mutable {
+        fn(fr, values.data());
+        BufferView& b = fr.buffers[slot];
+        for (size_t d = 0; d < ndim; ++d) index[d](fr, &scratch[d * lanes]);
+        for (int l = 0; l < lanes; ++l) {
+          int64_t offset = 0;
+          for (size_t d = 0; d < ndim; ++d) {
+            const int64_t i = scratch[d * lanes + (index_lanes[d] == 1 ? 0 : l)].i;
+            if (static_cast<uint64_t>(i) >= static_cast<uint64_t>(b.shape[d])) {
+              std::vector<int64_t> all(ndim);
+              for (size_t k = 0; k < ndim; ++k) {
+                all[k] = scratch[k * lanes + (index_lanes[k] == 1 ? 0 : l)].i;
+              }
+              Fail(block, "store " + AccessString(*name, all) + " (lane " + std::to_string(l) +
+                              ") is out of bounds of shape " + ShapeToString(b.shape));
+            }
+            offset += i * b.strides[d];
           }
-          Fail(block, "store " + AccessString(*name, all) + " (lane " + std::to_string(l) +
-                          ") is out of bounds of shape " + ShapeToString(b.shape));
+          write(b.data + offset * elem, values[value_lanes == 1 ? 0 : l]);
         }
-        offset += i * b.strides[d];
-      }
-      write(b.data + offset * elem, values[value_lanes == 1 ? 0 : l]);
-    }
-  };
+      };
 }
 
 }  // namespace kiln::ir::interp
