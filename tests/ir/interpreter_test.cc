@@ -194,6 +194,24 @@ TEST(InterpreterTest, BlockAllocBufferLivesPerEntry) {
   for (int64_t k = 0; k < 3; ++k) EXPECT_EQ(args[1].data_as<float>()[k], a[2 * k] + a[2 * k + 1]);
 }
 
+TEST(InterpreterTest, StridedIntermediateAndEmptyLoop) {
+  // T is (4, 4) padded to a row stride of 5, as storage_align would leave it.
+  Buffer A = Buf("A", {4, 4}), C = Buf("C", {4, 4});
+  Buffer T("T", kF32, {I(4), I(4)}, "global", {I(5), I(1)});
+  Var i("i"), j("j"), e("e");
+  Stmt copy_in = Loop(i, 4, Loop(j, 4, BufferStore(T, BufferLoad(A, {i, j}), {i, j})));
+  Stmt copy_out = Loop(i, 4, Loop(j, 4, BufferStore(C, BufferLoad(T, {j, i}), {i, j})));
+  Stmt never = For(e, I(0), I(0), ForKind::kSerial, BufferStore(C, FloatImm(9), {I(0), I(0)}));
+  PrimFunc f = Func({A, C}, SeqStmt({copy_in, copy_out, never}), {T});
+  std::vector<NDArray> args = MakeRandomArgs(f, 10);
+  Interpret(f, args);
+  for (int64_t r = 0; r < 4; ++r) {
+    for (int64_t c = 0; c < 4; ++c) {
+      EXPECT_EQ(args[1].data_as<float>()[r * 4 + c], args[0].data_as<float>()[c * 4 + r]);
+    }
+  }
+}
+
 // 10 elements computed as 4 x 3 with the tail masked by the block predicate.
 PrimFunc ImperfectSplit(bool with_predicate) {
   Buffer A = Buf("A", {10}), B = Buf("B", {10});
