@@ -131,6 +131,13 @@ double IntToDouble(int64_t v, DataType t) {
   return static_cast<double>(v);
 }
 
+void NDArray::CheckFlat(int64_t flat) const {
+  if (flat < 0 || flat >= size_) {
+    throw IRError("NDArray: element " + std::to_string(flat) + " is out of range for shape " +
+                  ShapeString());
+  }
+}
+
 void NDArray::FreeDeleter::operator()(std::byte* p) const { std::free(p); }
 
 NDArray::NDArray(DataType dtype, std::vector<int64_t> shape)
@@ -164,6 +171,7 @@ NDArray& NDArray::operator=(const NDArray& other) {
 }
 
 double NDArray::GetAsDouble(int64_t flat) const {
+  CheckFlat(flat);
   const std::byte* p = data_.get() + flat * dtype_.bytes();
   auto load = [p]<typename T>(T) {
     T v;
@@ -194,6 +202,7 @@ double NDArray::GetAsDouble(int64_t flat) const {
 }
 
 int64_t NDArray::GetAsInt64(int64_t flat) const {
+  CheckFlat(flat);
   if (dtype_.is_floating()) return DoubleToIntSaturating(GetAsDouble(flat), DataType::Int64());
   const std::byte* p = data_.get() + flat * dtype_.bytes();
   bool is_signed = dtype_.is_int();
@@ -223,6 +232,7 @@ int64_t NDArray::GetAsInt64(int64_t flat) const {
 }
 
 void NDArray::SetFromDouble(int64_t flat, double v) {
+  CheckFlat(flat);
   std::byte* p = data_.get() + flat * dtype_.bytes();
   auto store = [p](auto x) { std::memcpy(p, &x, sizeof(x)); };
   if (dtype_.is_bfloat()) return store(DoubleToBFloat16Bits(v));
@@ -240,6 +250,7 @@ void NDArray::SetFromDouble(int64_t flat, double v) {
 }
 
 void NDArray::SetFromInt64(int64_t flat, int64_t v) {
+  CheckFlat(flat);
   if (dtype_.is_floating()) return SetFromDouble(flat, IntToDouble(v, DataType::Int64()));
   std::byte* p = data_.get() + flat * dtype_.bytes();
   int64_t w = WrapToIntType(v, dtype_);

@@ -94,6 +94,8 @@ TEST(NDArrayTest, ShapeSizeAndAlignment) {
   for (int64_t i = 0; i < a.size(); ++i) EXPECT_EQ(a.data_as<float>()[i], 0.0f);
   EXPECT_THROW(NDArray(DataType::Float(32, 4), {2}), IRError);
   EXPECT_THROW(NDArray(DataType::Int32(), {-1}), IRError);
+  EXPECT_THROW(a.GetAsDouble(15), IRError);
+  EXPECT_THROW(a.SetFromInt64(-1, 0), IRError);
 }
 
 TEST(NDArrayTest, CopiesAreDeep) {
