@@ -229,71 +229,75 @@ ExprFn FloatBinary(ExprKind kind, DataType t, ExprFn a, ExprFn b, int lanes,
   });
 }
 
-// Element readers by storage type.
+// Element readers by storage type; each is a type so the read can inline
+// into a closure specialised for it.
 using ReadFn = Slot (*)(const std::byte*);
 
 template <typename T>
-Slot ReadInt(const std::byte* p) {
-  T v;
-  std::memcpy(&v, p, sizeof(T));
-  return IntSlot(static_cast<int64_t>(v));
-}
-Slot ReadBool(const std::byte* p) { return IntSlot(static_cast<uint8_t>(*p) != 0); }
-Slot ReadF32(const std::byte* p) {
-  float v;
-  std::memcpy(&v, p, 4);
-  return FloatSlot(v);
-}
-Slot ReadF64(const std::byte* p) {
-  double v;
-  std::memcpy(&v, p, 8);
-  return FloatSlot(v);
-}
-Slot ReadF16(const std::byte* p) {
-  uint16_t v;
-  std::memcpy(&v, p, 2);
-  return FloatSlot(Float16BitsToDouble(v));
-}
-Slot ReadBF16(const std::byte* p) {
-  uint16_t v;
-  std::memcpy(&v, p, 2);
-  return FloatSlot(BFloat16BitsToDouble(v));
-}
+struct IntReader {
+  static Slot Read(const std::byte* p) {
+    T v;
+    std::memcpy(&v, p, sizeof(T));
+    return IntSlot(static_cast<int64_t>(v));
+  }
+};
+struct BoolReader {
+  static Slot Read(const std::byte* p) { return IntSlot(static_cast<uint8_t>(*p) != 0); }
+};
+template <typename T>
+struct FloatReader {
+  static Slot Read(const std::byte* p) {
+    T v;
+    std::memcpy(&v, p, sizeof(T));
+    return FloatSlot(v);
+  }
+};
+template <double (*Decode)(uint16_t)>
+struct HalfReader {
+  static Slot Read(const std::byte* p) {
+    uint16_t v;
+    std::memcpy(&v, p, 2);
+    return FloatSlot(Decode(v));
+  }
+};
 
-ReadFn ReaderFor(DataType t) {
+// Calls make(Reader{}) with the reader type for t.
+template <typename Make>
+auto WithReader(DataType t, Make make) {
   switch (t.code()) {
     case DataType::Code::kBool:
-      return ReadBool;
+      return make(BoolReader{});
     case DataType::Code::kBFloat:
-      return ReadBF16;
+      return make(HalfReader<BFloat16BitsToDouble>{});
     case DataType::Code::kFloat:
-      return t.bits() == 16 ? ReadF16 : t.bits() == 32 ? ReadF32 : ReadF64;
+      if (t.bits() == 16) return make(HalfReader<Float16BitsToDouble>{});
+      if (t.bits() == 32) return make(FloatReader<float>{});
+      return make(FloatReader<double>{});
     case DataType::Code::kInt:
       switch (t.bits()) {
         case 8:
-          return ReadInt<int8_t>;
+          return make(IntReader<int8_t>{});
         case 16:
-          return ReadInt<int16_t>;
+          return make(IntReader<int16_t>{});
         case 32:
-          return ReadInt<int32_t>;
+          return make(IntReader<int32_t>{});
         default:
-          return ReadInt<int64_t>;
+          return make(IntReader<int64_t>{});
       }
     case DataType::Code::kUInt:
-      switch (t.bits()) {
-        case 8:
-          return ReadInt<uint8_t>;
-        case 16:
-          return ReadInt<uint16_t>;
-        case 32:
-          return ReadInt<uint32_t>;
-        default:
-          return ReadInt<int64_t>;  // bit pattern
-      }
     case DataType::Code::kHandle:
       break;
   }
-  return nullptr;
+  switch (t.bits()) {
+    case 8:
+      return make(IntReader<uint8_t>{});
+    case 16:
+      return make(IntReader<uint16_t>{});
+    case 32:
+      return make(IntReader<uint32_t>{});
+    default:
+      return make(IntReader<int64_t>{});  // uint64 as its bit pattern
+  }
 }
 
 // The scalar expression computing lane `lane` of vector expression e; used to
@@ -537,7 +541,6 @@ CompiledExpr Compiler::CompileLoad(const BufferLoadNode* op) {
   const Buffer& buf = op->buffer;
   const int slot = BufferSlot(buf);
   const int lanes = op->dtype.lanes();
-  const ReadFn read = ReaderFor(buf.dtype());
   const int64_t elem = buf.dtype().bytes();
   const std::string* block = block_;
   const std::string* name = &buf.get()->name;
@@ -548,23 +551,27 @@ CompiledExpr Compiler::CompileLoad(const BufferLoadNode* op) {
     std::vector<IntOperand> index;
     for (const auto& i : op->indices)
       index.push_back(CompileIntOperand(i, "an index of " + buf.name()));
-    return {[index = std::move(index), read, elem, slot, block, name](Frame& fr, Slot* out) {
-              const BufferView& b = fr.buffers[slot];
-              int64_t offset = 0;
-              for (size_t d = 0; d < index.size(); ++d) {
-                const int64_t i = index[d].Eval(fr);
-                if (static_cast<uint64_t>(i) >= static_cast<uint64_t>(b.shape[d])) {
-                  std::vector<int64_t> all;
-                  for (const IntOperand& k : index) all.push_back(k.Eval(fr));
-                  Fail(block, "load " + AccessString(*name, all) + " is out of bounds of shape " +
-                                  ShapeToString(b.shape));
-                }
-                offset += i * b.strides[d];
-              }
-              *out = read(b.data + offset * elem);
-            },
-            op->dtype};
+    ExprFn fn = WithReader(buf.dtype(), [&](auto reader) -> ExprFn {
+      return [index = std::move(index), elem, slot, block, name](Frame& fr, Slot* out) {
+        const BufferView& b = fr.buffers[slot];
+        int64_t offset = 0;
+        for (size_t d = 0; d < index.size(); ++d) {
+          const int64_t i = index[d].Eval(fr);
+          if (static_cast<uint64_t>(i) >= static_cast<uint64_t>(b.shape[d])) {
+            std::vector<int64_t> all;
+            for (const IntOperand& k : index) all.push_back(k.Eval(fr));
+            Fail(block, "load " + AccessString(*name, all) + " is out of bounds of shape " +
+                            ShapeToString(b.shape));
+          }
+          offset += i * b.strides[d];
+        }
+        *out = decltype(reader)::Read(b.data + offset * elem);
+      };
+    });
+    return {std::move(fn), op->dtype};
   }
+  const ReadFn read =
+      WithReader(buf.dtype(), [](auto reader) { return ReadFn{&decltype(reader)::Read}; });
   std::vector<ExprFn> index;
   std::vector<int> index_lanes;
   for (const auto& i : op->indices) {
