@@ -1,9 +1,9 @@
 #include "ir/compare.h"
 
+#include <fmt/format.h>
+
 #include <cmath>
 #include <limits>
-
-#include <fmt/format.h>
 
 namespace kiln::ir {
 
@@ -30,9 +30,12 @@ Tolerance Tolerance::For(DataType t) {
   if (t.is_bfloat()) return {2e-2, 2e-2};
   if (t.is_float()) {
     switch (t.bits()) {
-      case 16: return {1e-2, 1e-2};
-      case 32: return {1e-5, 1e-5};
-      default: return {1e-9, 1e-9};
+      case 16:
+        return {1e-2, 1e-2};
+      case 32:
+        return {1e-5, 1e-5};
+      default:
+        return {1e-9, 1e-9};
     }
   }
   return {0, 0};
@@ -113,9 +116,10 @@ CompareResult Compare(const NDArray& expected, const NDArray& actual, Tolerance 
     e_text = FormatValue(r.expected, t);
     a_text = FormatValue(r.actual, t);
   }
-  r.message = fmt::format("{}{}: expected {}, got {} (abs err {:.3g}, rel err {:.3g}); {} of {} elements differ",
-                          name.empty() ? std::string("element ") : name, expected.IndexString(r.worst_index), e_text, a_text,
-                          r.abs_err, r.rel_err, r.mismatches, n);
+  r.message = fmt::format(
+      "{}{}: expected {}, got {} (abs err {:.3g}, rel err {:.3g}); {} of {} elements differ",
+      name.empty() ? std::string("element ") : name, expected.IndexString(r.worst_index), e_text,
+      a_text, r.abs_err, r.rel_err, r.mismatches, n);
   return r;
 }
 

@@ -48,9 +48,12 @@ double RoundToBFloat16(double v) { return RoundToFormat(v, 8, -126, kBFloatOverf
 double RoundToFloatType(double v, DataType t) {
   if (t.is_bfloat()) return RoundToBFloat16(v);
   switch (t.bits()) {
-    case 16: return RoundToFloat16(v);
-    case 32: return static_cast<double>(static_cast<float>(v));
-    default: return v;
+    case 16:
+      return RoundToFloat16(v);
+    case 32:
+      return static_cast<double>(static_cast<float>(v));
+    default:
+      return v;
   }
 }
 
@@ -97,8 +100,10 @@ int64_t DoubleToIntSaturating(double v, DataType t) {
   int bits = t.bits();
   if (t.is_int()) {
     double limit = std::ldexp(1.0, bits - 1);  // exact power of two
-    if (v <= -limit) return bits == 64 ? std::numeric_limits<int64_t>::min() : -(int64_t{1} << (bits - 1));
-    if (v >= limit) return bits == 64 ? std::numeric_limits<int64_t>::max() : (int64_t{1} << (bits - 1)) - 1;
+    if (v <= -limit)
+      return bits == 64 ? std::numeric_limits<int64_t>::min() : -(int64_t{1} << (bits - 1));
+    if (v >= limit)
+      return bits == 64 ? std::numeric_limits<int64_t>::max() : (int64_t{1} << (bits - 1)) - 1;
     return static_cast<int64_t>(v);
   }
   if (t.is_uint()) {
@@ -124,6 +129,13 @@ int64_t WrapToIntType(int64_t v, DataType t) {
 double IntToDouble(int64_t v, DataType t) {
   if (t.is_uint() && t.bits() == 64) return static_cast<double>(static_cast<uint64_t>(v));
   return static_cast<double>(v);
+}
+
+void NDArray::CheckFlat(int64_t flat) const {
+  if (flat < 0 || flat >= size_) {
+    throw IRError("NDArray: element " + std::to_string(flat) + " is out of range for shape " +
+                  ShapeString());
+  }
 }
 
 void NDArray::FreeDeleter::operator()(std::byte* p) const { std::free(p); }
@@ -159,6 +171,7 @@ NDArray& NDArray::operator=(const NDArray& other) {
 }
 
 double NDArray::GetAsDouble(int64_t flat) const {
+  CheckFlat(flat);
   const std::byte* p = data_.get() + flat * dtype_.bytes();
   auto load = [p]<typename T>(T) {
     T v;
@@ -166,22 +179,30 @@ double NDArray::GetAsDouble(int64_t flat) const {
     return v;
   };
   switch (dtype_.code()) {
-    case DataType::Code::kBool: return load(uint8_t{}) != 0 ? 1.0 : 0.0;
-    case DataType::Code::kBFloat: return BFloat16BitsToDouble(load(uint16_t{}));
+    case DataType::Code::kBool:
+      return load(uint8_t{}) != 0 ? 1.0 : 0.0;
+    case DataType::Code::kBFloat:
+      return BFloat16BitsToDouble(load(uint16_t{}));
     case DataType::Code::kFloat:
       switch (dtype_.bits()) {
-        case 16: return Float16BitsToDouble(load(uint16_t{}));
-        case 32: return load(float{});
-        default: return load(double{});
+        case 16:
+          return Float16BitsToDouble(load(uint16_t{}));
+        case 32:
+          return load(float{});
+        default:
+          return load(double{});
       }
     case DataType::Code::kInt:
-    case DataType::Code::kUInt: return IntToDouble(GetAsInt64(flat), dtype_);
-    case DataType::Code::kHandle: break;
+    case DataType::Code::kUInt:
+      return IntToDouble(GetAsInt64(flat), dtype_);
+    case DataType::Code::kHandle:
+      break;
   }
   return 0;
 }
 
 int64_t NDArray::GetAsInt64(int64_t flat) const {
+  CheckFlat(flat);
   if (dtype_.is_floating()) return DoubleToIntSaturating(GetAsDouble(flat), DataType::Int64());
   const std::byte* p = data_.get() + flat * dtype_.bytes();
   bool is_signed = dtype_.is_int();
@@ -211,20 +232,25 @@ int64_t NDArray::GetAsInt64(int64_t flat) const {
 }
 
 void NDArray::SetFromDouble(int64_t flat, double v) {
+  CheckFlat(flat);
   std::byte* p = data_.get() + flat * dtype_.bytes();
   auto store = [p](auto x) { std::memcpy(p, &x, sizeof(x)); };
   if (dtype_.is_bfloat()) return store(DoubleToBFloat16Bits(v));
   if (dtype_.is_float()) {
     switch (dtype_.bits()) {
-      case 16: return store(DoubleToFloat16Bits(v));
-      case 32: return store(static_cast<float>(v));
-      default: return store(v);
+      case 16:
+        return store(DoubleToFloat16Bits(v));
+      case 32:
+        return store(static_cast<float>(v));
+      default:
+        return store(v);
     }
   }
   SetFromInt64(flat, DoubleToIntSaturating(v, dtype_));
 }
 
 void NDArray::SetFromInt64(int64_t flat, int64_t v) {
+  CheckFlat(flat);
   if (dtype_.is_floating()) return SetFromDouble(flat, IntToDouble(v, DataType::Int64()));
   std::byte* p = data_.get() + flat * dtype_.bytes();
   int64_t w = WrapToIntType(v, dtype_);
@@ -244,7 +270,9 @@ void NDArray::SetFromInt64(int64_t flat, int64_t v) {
       std::memcpy(p, &x, 4);
       break;
     }
-    default: std::memcpy(p, &w, 8); break;
+    default:
+      std::memcpy(p, &w, 8);
+      break;
   }
 }
 
@@ -315,8 +343,8 @@ std::vector<NDArray> MakeArgs(const PrimFunc& f) {
       const auto* imm = b.shape()[d].as<IntImmNode>();
       if (imm == nullptr) {
         throw IRError("function '" + f.name + "': parameter " + std::to_string(i) + " (" +
-                      b.name() + ") has a non-constant extent in dimension " +
-                      std::to_string(d) + "; cannot allocate an argument for it");
+                      b.name() + ") has a non-constant extent in dimension " + std::to_string(d) +
+                      "; cannot allocate an argument for it");
       }
       shape.push_back(imm->value);
     }

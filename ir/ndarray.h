@@ -65,7 +65,9 @@ class NDArray {
     return static_cast<const T*>(data());
   }
 
-  // Element `flat` (row-major) as a double; any dtype. uint64 values above
+  // Element access by row-major flat offset; an offset outside [0, size())
+  // throws IRError.
+  // Element `flat` as a double; any dtype. uint64 values above
   // 2^53 lose precision: use GetAsInt64 for exact integers.
   double GetAsDouble(int64_t flat) const;
   // Stores v converted to the dtype: floats round to nearest even; integers
@@ -85,6 +87,7 @@ class NDArray {
   std::string IndexString(int64_t flat) const;
 
  private:
+  void CheckFlat(int64_t flat) const;
   struct FreeDeleter {
     void operator()(std::byte* p) const;
   };

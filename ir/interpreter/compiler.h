@@ -57,6 +57,22 @@ struct CompiledExpr {
   int lanes() const { return dtype.lanes(); }
 };
 
+// A scalar integer (or bool) operand. Variables and constants, by far the
+// most common loop bounds, bindings and indices, are read without a closure
+// call.
+struct IntOperand {
+  int var_slot = -1;
+  int64_t constant = 0;
+  ExprFn fn;  // set unless a variable or a constant
+  int64_t Eval(Frame& fr) const {
+    if (var_slot >= 0) return fr.vars[var_slot];
+    if (!fn) return constant;
+    Slot s;
+    fn(fr, &s);
+    return s.i;
+  }
+};
+
 // How a buffer's storage is laid out, resolved when it is bound (parameter)
 // or allocated (alloc_buffer).
 struct BufferLayout {
@@ -73,6 +89,8 @@ class Compiler {
 
   CompiledExpr CompileExpr(const Expr& e);
   StmtFn CompileStmt(const Stmt& s);
+  // e must be a scalar integer or bool; `what` names it in the error.
+  IntOperand CompileIntOperand(const Expr& e, const std::string& what);
 
   // Scoped variable slots; Bind returns the new slot, Unbind restores the
   // binding the variable had before (shadowing).

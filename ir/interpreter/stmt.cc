@@ -1,4 +1,5 @@
 // Compiles statements into closures, and the Interpret entry point.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -38,10 +39,14 @@ WriteFn StorerFor(DataType t) {
   if (t.is_bfloat()) return StoreBF16;
   if (t.is_float()) return t.bits() == 16 ? StoreF16 : t.bits() == 32 ? StoreF32 : StoreF64;
   switch (t.bytes()) {
-    case 1: return StoreInt<uint8_t>;
-    case 2: return StoreInt<uint16_t>;
-    case 4: return StoreInt<uint32_t>;
-    default: return StoreInt<int64_t>;
+    case 1:
+      return StoreInt<uint8_t>;
+    case 2:
+      return StoreInt<uint16_t>;
+    case 4:
+      return StoreInt<uint32_t>;
+    default:
+      return StoreInt<int64_t>;
   }
 }
 
@@ -49,12 +54,17 @@ WriteFn StorerFor(DataType t) {
 // floats, a 0xA5 byte pattern for integers.
 void FillGarbage(NDArray* a) {
   DataType t = a->dtype();
-  if (!t.is_floating()) {
+  const int64_t n = a->size();
+  if (t.is_bfloat()) {
+    std::fill_n(a->data_as<uint16_t>(), n, uint16_t{0x7FC0});
+  } else if (!t.is_float()) {
     std::memset(a->data(), 0xA5, a->nbytes());
-    return;
-  }
-  for (int64_t i = 0; i < a->size(); ++i) {
-    a->SetFromDouble(i, std::numeric_limits<double>::quiet_NaN());
+  } else if (t.bits() == 16) {
+    std::fill_n(a->data_as<uint16_t>(), n, uint16_t{0x7E00});
+  } else if (t.bits() == 32) {
+    std::fill_n(a->data_as<float>(), n, std::numeric_limits<float>::quiet_NaN());
+  } else {
+    std::fill_n(a->data_as<double>(), n, std::numeric_limits<double>::quiet_NaN());
   }
 }
 
@@ -105,7 +115,7 @@ struct AllocSpec {
 };
 
 struct IterSpec {
-  ExprFn value;
+  IntOperand value;
   int slot;
   bool reduce;
   bool const_dom;
@@ -149,8 +159,7 @@ void Compiler::UnbindBuffer(const Buffer& b) {
 int Compiler::BufferSlot(const Buffer& b) const {
   auto it = buffer_slots_.find(b.get());
   if (it == buffer_slots_.end()) {
-    Error("buffer '" + b.name() +
-          "' is neither a parameter nor allocated by an enclosing block");
+    Error("buffer '" + b.name() + "' is neither a parameter nor allocated by an enclosing block");
   }
   return it->second.back();
 }
@@ -168,8 +177,8 @@ BufferLayout Compiler::CompileLayout(const Buffer& b) {
   for (const auto& e : b.shape()) layout.shape.push_back(scalar_int(e, "extent"));
   if (!b->strides.empty()) {
     if (b->strides.size() != b.ndim()) {
-      Error("buffer '" + b.name() + "' has " + std::to_string(b->strides.size()) +
-            " strides for " + std::to_string(b.ndim()) + " dimensions");
+      Error("buffer '" + b.name() + "' has " + std::to_string(b->strides.size()) + " strides for " +
+            std::to_string(b.ndim()) + " dimensions");
     }
     for (const auto& e : b->strides) layout.strides.push_back(scalar_int(e, "stride"));
   }
@@ -179,24 +188,27 @@ BufferLayout Compiler::CompileLayout(const Buffer& b) {
 StmtFn Compiler::CompileStmt(const Stmt& s) {
   if (!s.defined()) Error("undefined statement");
   switch (s.kind()) {
-    case StmtKind::kFor: return CompileFor(s.as<ForNode>());
-    case StmtKind::kBlockRealize: return CompileBlockRealize(s.as<BlockRealizeNode>());
-    case StmtKind::kBufferStore: return CompileStore(s.as<BufferStoreNode>());
+    case StmtKind::kFor:
+      return CompileFor(s.as<ForNode>());
+    case StmtKind::kBlockRealize:
+      return CompileBlockRealize(s.as<BlockRealizeNode>());
+    case StmtKind::kBufferStore:
+      return CompileStore(s.as<BufferStoreNode>());
     case StmtKind::kSeqStmt: {
       std::vector<StmtFn> seq;
       for (const auto& child : s.as<SeqStmtNode>()->seq) seq.push_back(CompileStmt(child));
-      return [seq](Frame& fr) {
+      return [seq = std::move(seq)](Frame& fr) {
         for (const auto& fn : seq) fn(fr);
       };
     }
     case StmtKind::kIfThenElse: {
       const auto* op = s.as<IfThenElseNode>();
-      CompiledExpr cond = CompileExpr(op->condition);
-      if (!cond.dtype.is_scalar()) Error("if condition of type " + cond.dtype.str());
+      IntOperand cond = CompileIntOperand(op->condition, "an if condition");
       StmtFn then_case = CompileStmt(op->then_case);
       StmtFn else_case = op->else_case.defined() ? CompileStmt(op->else_case) : StmtFn();
-      return [cond = cond.fn, then_case, else_case](Frame& fr) {
-        if (EvalScalar(cond, fr)) {
+      return [cond = std::move(cond), then_case = std::move(then_case),
+              else_case = std::move(else_case)](Frame& fr) {
+        if (cond.Eval(fr)) {
           then_case(fr);
         } else if (else_case) {
           else_case(fr);
@@ -205,7 +217,7 @@ StmtFn Compiler::CompileStmt(const Stmt& s) {
     }
     case StmtKind::kEvaluate: {
       CompiledExpr e = CompileExpr(s.as<EvaluateNode>()->value);
-      return [fn = e.fn, scratch = std::vector<Slot>(e.lanes())](Frame& fr) mutable {
+      return [fn = std::move(e.fn), scratch = std::vector<Slot>(e.lanes())](Frame& fr) mutable {
         fn(fr, scratch.data());
       };
     }
@@ -214,22 +226,20 @@ StmtFn Compiler::CompileStmt(const Stmt& s) {
 }
 
 StmtFn Compiler::CompileFor(const ForNode* op) {
-  CompiledExpr min = CompileExpr(op->min), extent = CompileExpr(op->extent);
-  if (!min.dtype.is_scalar() || !extent.dtype.is_scalar() || !min.dtype.is_integer() ||
-      !extent.dtype.is_integer()) {
-    Error("loop '" + op->loop_var.name() + "' has a non-integer range");
-  }
+  const std::string what = "the range of loop '" + op->loop_var.name() + "'";
+  IntOperand min = CompileIntOperand(op->min, what), extent = CompileIntOperand(op->extent, what);
   const int slot = BindVar(op->loop_var);
   StmtFn body = CompileStmt(op->body);
   UnbindVar(op->loop_var);
-  return [min = min.fn, extent = extent.fn, slot, body](Frame& fr) {
-    const int64_t begin = EvalScalar(min, fr);
-    const int64_t end = begin + EvalScalar(extent, fr);
-    for (int64_t i = begin; i < end; ++i) {
-      fr.vars[slot] = i;
-      body(fr);
-    }
-  };
+  return
+      [min = std::move(min), extent = std::move(extent), slot, body = std::move(body)](Frame& fr) {
+        const int64_t begin = min.Eval(fr);
+        const int64_t end = begin + extent.Eval(fr);
+        for (int64_t i = begin; i < end; ++i) {
+          fr.vars[slot] = i;
+          body(fr);
+        }
+      };
 }
 
 StmtFn Compiler::CompileBlockRealize(const BlockRealizeNode* op) {
@@ -255,11 +265,8 @@ StmtFn Compiler::CompileBlockRealize(const BlockRealizeNode* op) {
   for (size_t k = 0; k < blk->iter_vars.size(); ++k) {
     const IterVar& iv = blk->iter_vars[k];
     IterSpec spec;
-    CompiledExpr v = CompileExpr(op->iter_values[k]);
-    if (!v.dtype.is_scalar() || !(v.dtype.is_integer() || v.dtype.is_bool())) {
-      Error("iteration variable '" + iv.var.name() + "' bound to a " + v.dtype.str() + " value");
-    }
-    spec.value = v.fn;
+    spec.value = CompileIntOperand(op->iter_values[k],
+                                   "the binding of iteration variable '" + iv.var.name() + "'");
     spec.reduce = iv.iter_type == IterType::kCommReduce;
     spec.const_dom = AsConstInt(iv.dom.min, &spec.min) && AsConstInt(iv.dom.extent, &spec.extent);
     if (!spec.const_dom) {
@@ -283,11 +290,12 @@ StmtFn Compiler::CompileBlockRealize(const BlockRealizeNode* op) {
   const std::string* block = block_;
   block_ = outer;
 
-  return [pred, iters, allocs, init, body, block](Frame& fr) {
+  return [pred = std::move(pred), iters = std::move(iters), allocs = std::move(allocs),
+          init = std::move(init), body = std::move(body), block](Frame& fr) {
     if (pred && EvalScalar(pred, fr) == 0) return;
     bool at_first_reduction_step = true;
     for (const IterSpec& it : iters) {
-      const int64_t v = EvalScalar(it.value, fr);
+      const int64_t v = it.value.Eval(fr);
       int64_t min = it.min, extent = it.extent;
       if (!it.const_dom) {
         min = EvalScalar(it.min_fn, fr);
@@ -324,76 +332,86 @@ StmtFn Compiler::CompileBlockRealize(const BlockRealizeNode* op) {
 StmtFn Compiler::CompileStore(const BufferStoreNode* op) {
   const Buffer& buf = op->buffer;
   const int slot = BufferSlot(buf);
-  if (op->indices.size() != buf.ndim()) Error("store to " + buf.name() + " with the wrong number of indices");
+  if (op->indices.size() != buf.ndim())
+    Error("store to " + buf.name() + " with the wrong number of indices");
   CompiledExpr value = CompileExpr(op->value);
-  int lanes = value.lanes();
+  if (value.dtype.is_handle()) Error("store of a handle to " + buf.name());
+  const int value_lanes = value.lanes();
+  ExprFn fn = MakeConvert(std::move(value.fn), value.dtype, buf.dtype().with_lanes(value_lanes));
+  const WriteFn write = StorerFor(buf.dtype());
+  const int64_t elem = buf.dtype().bytes();
+  const std::string* block = block_;
+  const std::string* name = &buf.get()->name;
+  const size_t ndim = op->indices.size();
+  int lanes = 1;
+  for (const auto& i : op->indices) lanes = std::max(lanes, i.dtype().lanes());
+
+  if (lanes == 1) {
+    if (value_lanes != 1) {
+      Error("store of a " + value.dtype.str() + " value to a single element of " + buf.name());
+    }
+    std::vector<IntOperand> index;
+    for (const auto& i : op->indices)
+      index.push_back(CompileIntOperand(i, "an index of " + buf.name()));
+    return
+        [fn = std::move(fn), index = std::move(index), write, elem, slot, block, name](Frame& fr) {
+          Slot v;
+          fn(fr, &v);
+          BufferView& b = fr.buffers[slot];
+          int64_t offset = 0;
+          for (size_t d = 0; d < index.size(); ++d) {
+            const int64_t i = index[d].Eval(fr);
+            if (static_cast<uint64_t>(i) >= static_cast<uint64_t>(b.shape[d])) {
+              std::vector<int64_t> all;
+              for (const IntOperand& k : index) all.push_back(k.Eval(fr));
+              Fail(block, "store " + AccessString(*name, all) + " is out of bounds of shape " +
+                              ShapeToString(b.shape));
+            }
+            offset += i * b.strides[d];
+          }
+          write(b.data + offset * elem, v);
+        };
+  }
+  if (value_lanes != 1 && value_lanes != lanes) {
+    Error("store of a " + value.dtype.str() + " value to " + buf.name() + " at " +
+          std::to_string(lanes) + " lanes");
+  }
   std::vector<ExprFn> index;
   std::vector<int> index_lanes;
   for (const auto& i : op->indices) {
     CompiledExpr c = CompileExpr(i);
     if (!c.dtype.is_integer()) Error("store " + buf.name() + " with a " + c.dtype.str() + " index");
-    if (c.lanes() != 1) {
-      if (lanes != 1 && lanes != c.lanes()) {
-        Error("store of a " + value.dtype.str() + " value to " + buf.name() + " at a " +
-              c.dtype.str() + " index");
-      }
-      lanes = c.lanes();
+    if (c.lanes() != 1 && c.lanes() != lanes) {
+      Error("store to " + buf.name() + " with indices of different lane counts");
     }
     index.push_back(std::move(c.fn));
     index_lanes.push_back(c.lanes());
   }
-  if (value.dtype.is_handle()) Error("store of a handle to " + buf.name());
-  const int value_lanes = value.lanes();
-  ExprFn fn = MakeConvert(value.fn, value.dtype, buf.dtype().with_lanes(value_lanes));
-  const WriteFn write = StorerFor(buf.dtype());
-  const int64_t elem = buf.dtype().bytes();
-  const std::string* block = block_;
-  const std::string* name = &buf.get()->name;
-  const size_t ndim = index.size();
-
-  if (lanes == 1) {
-    return [fn, index, write, elem, slot, block, name, ndim](Frame& fr) {
-      Slot v;
-      fn(fr, &v);
-      BufferView& b = fr.buffers[slot];
-      int64_t offset = 0;
-      for (size_t d = 0; d < ndim; ++d) {
-        const int64_t i = EvalScalar(index[d], fr);
-        if (static_cast<uint64_t>(i) >= static_cast<uint64_t>(b.shape[d])) {
-          std::vector<int64_t> all(ndim);
-          for (size_t k = 0; k < ndim; ++k) all[k] = EvalScalar(index[k], fr);
-          Fail(block, "store " + AccessString(*name, all) + " is out of bounds of shape " +
-                          ShapeToString(b.shape));
-        }
-        offset += i * b.strides[d];
-      }
-      write(b.data + offset * elem, v);
-    };
-  }
   // A vector store writes `lanes` elements; a scalar value is broadcast.
-  return [fn, index, index_lanes, write, elem, slot, block, name, ndim, lanes, value_lanes,
-          values = std::vector<Slot>(value_lanes),
-          scratch = std::vector<Slot>(ndim * lanes)](Frame& fr) mutable {
-    fn(fr, values.data());
-    BufferView& b = fr.buffers[slot];
-    for (size_t d = 0; d < ndim; ++d) index[d](fr, &scratch[d * lanes]);
-    for (int l = 0; l < lanes; ++l) {
-      int64_t offset = 0;
-      for (size_t d = 0; d < ndim; ++d) {
-        const int64_t i = scratch[d * lanes + (index_lanes[d] == 1 ? 0 : l)].i;
-        if (static_cast<uint64_t>(i) >= static_cast<uint64_t>(b.shape[d])) {
-          std::vector<int64_t> all(ndim);
-          for (size_t k = 0; k < ndim; ++k) {
-            all[k] = scratch[k * lanes + (index_lanes[k] == 1 ? 0 : l)].i;
+  return
+      [fn = std::move(fn), index = std::move(index), index_lanes = std::move(index_lanes), write,
+       elem, slot, block, name, ndim, lanes, value_lanes, values = std::vector<Slot>(value_lanes),
+       scratch = std::vector<Slot>(ndim * lanes)](Frame& fr) mutable {
+        fn(fr, values.data());
+        BufferView& b = fr.buffers[slot];
+        for (size_t d = 0; d < ndim; ++d) index[d](fr, &scratch[d * lanes]);
+        for (int l = 0; l < lanes; ++l) {
+          int64_t offset = 0;
+          for (size_t d = 0; d < ndim; ++d) {
+            const int64_t i = scratch[d * lanes + (index_lanes[d] == 1 ? 0 : l)].i;
+            if (static_cast<uint64_t>(i) >= static_cast<uint64_t>(b.shape[d])) {
+              std::vector<int64_t> all(ndim);
+              for (size_t k = 0; k < ndim; ++k) {
+                all[k] = scratch[k * lanes + (index_lanes[k] == 1 ? 0 : l)].i;
+              }
+              Fail(block, "store " + AccessString(*name, all) + " (lane " + std::to_string(l) +
+                              ") is out of bounds of shape " + ShapeToString(b.shape));
+            }
+            offset += i * b.strides[d];
           }
-          Fail(block, "store " + AccessString(*name, all) + " (lane " + std::to_string(l) +
-                          ") is out of bounds of shape " + ShapeToString(b.shape));
+          write(b.data + offset * elem, values[value_lanes == 1 ? 0 : l]);
         }
-        offset += i * b.strides[d];
-      }
-      write(b.data + offset * elem, values[value_lanes == 1 ? 0 : l]);
-    }
-  };
+      };
 }
 
 }  // namespace kiln::ir::interp
@@ -421,9 +439,9 @@ void Interpret(const PrimFunc& f, std::vector<NDArray*> args) {
     for (size_t d = 0; d < b.ndim(); ++d) {
       const auto* v = b.shape()[d].as<VarNode>();
       if (v != nullptr && !compiler.IsBound(v)) {
-        binders.push_back({compiler.BindVar(Var(std::static_pointer_cast<const VarNode>(
-                               b.shape()[d].node()))),
-                           i, d});
+        binders.push_back(
+            {compiler.BindVar(Var(std::static_pointer_cast<const VarNode>(b.shape()[d].node()))), i,
+             d});
       }
     }
   }

@@ -78,7 +78,8 @@ NDArray ReferenceMatmul(const NDArray& a, const NDArray& b) {
   for (int64_t i = 0; i < m; ++i) {
     for (int64_t j = 0; j < n; ++j) {
       float acc = 0;
-      for (int64_t p = 0; p < k; ++p) acc += a.data_as<float>()[i * k + p] * b.data_as<float>()[p * n + j];
+      for (int64_t p = 0; p < k; ++p)
+        acc += a.data_as<float>()[i * k + p] * b.data_as<float>()[p * n + j];
       c.data_as<float>()[i * n + j] = acc;
     }
   }
@@ -149,10 +150,12 @@ TEST(InterpreterTest, SelectEvaluatesBothBranches) {
 TEST(InterpreterTest, ProducerConsumerThroughIntermediate) {
   Buffer A = Buf("A", {16}), T = Buf("T", {16}), C = Buf("C", {16});
   Var i("i"), j("j"), vi("vi"), vj("vj");
-  Stmt produce = Loop(i, 16, Realize("T", {Iter(vi, 16)}, {i},
-                                     BufferStore(T, BufferLoad(A, {vi}) * FloatImm(2), {vi})));
-  Stmt consume = Loop(j, 16, Realize("C", {Iter(vj, 16)}, {j},
-                                     BufferStore(C, BufferLoad(T, {vj}) + FloatImm(1), {vj})));
+  Stmt produce = Loop(
+      i, 16,
+      Realize("T", {Iter(vi, 16)}, {i}, BufferStore(T, BufferLoad(A, {vi}) * FloatImm(2), {vi})));
+  Stmt consume = Loop(
+      j, 16,
+      Realize("C", {Iter(vj, 16)}, {j}, BufferStore(C, BufferLoad(T, {vj}) + FloatImm(1), {vj})));
   PrimFunc f = Func({A, C}, SeqStmt({produce, consume}), {T});
   std::vector<NDArray> args = MakeRandomArgs(f, 2);
   Interpret(f, args);
@@ -165,8 +168,8 @@ TEST(InterpreterTest, ReadingUninitializedIntermediateGivesNaN) {
   Buffer T = Buf("T", {4}), C = Buf("C", {4});
   Buffer TI = Buf("TI", {4}, DataType::Int32()), CI = Buf("CI", {4}, DataType::Int32());
   Var i("i"), vi("vi");
-  Stmt body = SeqStmt({BufferStore(C, BufferLoad(T, {vi}), {vi}),
-                       BufferStore(CI, BufferLoad(TI, {vi}), {vi})});
+  Stmt body = SeqStmt(
+      {BufferStore(C, BufferLoad(T, {vi}), {vi}), BufferStore(CI, BufferLoad(TI, {vi}), {vi})});
   PrimFunc f = Func({C, CI}, Loop(i, 4, Realize("C", {Iter(vi, 4)}, {i}, body)), {T, TI});
   std::vector<NDArray> args = MakeArgs(f);
   Interpret(f, args);
@@ -183,12 +186,30 @@ TEST(InterpreterTest, BlockAllocBufferLivesPerEntry) {
   Stmt body = SeqStmt({BufferStore(S, BufferLoad(A, {vi * 2}), {I(0)}),
                        BufferStore(S, BufferLoad(A, {vi * 2 + 1}), {I(1)}),
                        BufferStore(B, BufferLoad(S, {I(0)}) + BufferLoad(S, {I(1)}), {vi})});
-  PrimFunc f = Func({A, B}, Loop(i, 3, Realize("B", {Iter(vi, 3)}, {i}, body, std::nullopt,
-                                               Expr(), {S})));
+  PrimFunc f =
+      Func({A, B}, Loop(i, 3, Realize("B", {Iter(vi, 3)}, {i}, body, std::nullopt, Expr(), {S})));
   std::vector<NDArray> args = MakeRandomArgs(f, 9);
   Interpret(f, args);
   const float* a = args[0].data_as<float>();
   for (int64_t k = 0; k < 3; ++k) EXPECT_EQ(args[1].data_as<float>()[k], a[2 * k] + a[2 * k + 1]);
+}
+
+TEST(InterpreterTest, StridedIntermediateAndEmptyLoop) {
+  // T is (4, 4) padded to a row stride of 5, as storage_align would leave it.
+  Buffer A = Buf("A", {4, 4}), C = Buf("C", {4, 4});
+  Buffer T("T", kF32, {I(4), I(4)}, "global", {I(5), I(1)});
+  Var i("i"), j("j"), e("e");
+  Stmt copy_in = Loop(i, 4, Loop(j, 4, BufferStore(T, BufferLoad(A, {i, j}), {i, j})));
+  Stmt copy_out = Loop(i, 4, Loop(j, 4, BufferStore(C, BufferLoad(T, {j, i}), {i, j})));
+  Stmt never = For(e, I(0), I(0), ForKind::kSerial, BufferStore(C, FloatImm(9), {I(0), I(0)}));
+  PrimFunc f = Func({A, C}, SeqStmt({copy_in, copy_out, never}), {T});
+  std::vector<NDArray> args = MakeRandomArgs(f, 10);
+  Interpret(f, args);
+  for (int64_t r = 0; r < 4; ++r) {
+    for (int64_t c = 0; c < 4; ++c) {
+      EXPECT_EQ(args[1].data_as<float>()[r * 4 + c], args[0].data_as<float>()[c * 4 + r]);
+    }
+  }
 }
 
 // 10 elements computed as 4 x 3 with the tail masked by the block predicate.
@@ -253,10 +274,10 @@ TEST(InterpreterTest, VectorIfThenElseMasksPerLane) {
   Buffer A = Buf("A", {6}), B = Buf("B", {8});
   Var io("io");
   Expr ramp = Ramp(io * 4, I(1), 4);
-  Expr value = IfThenElse(ramp < Broadcast(I(6), 4), BufferLoad(A, {ramp}),
-                          Broadcast(FloatImm(-1), 4));
-  PrimFunc f = Func({A, B}, For(io, I(0), I(2), ForKind::kVectorized,
-                                BufferStore(B, value, {ramp})));
+  Expr value =
+      IfThenElse(ramp < Broadcast(I(6), 4), BufferLoad(A, {ramp}), Broadcast(FloatImm(-1), 4));
+  PrimFunc f =
+      Func({A, B}, For(io, I(0), I(2), ForKind::kVectorized, BufferStore(B, value, {ramp})));
   std::vector<NDArray> args = MakeRandomArgs(f, 3);
   Interpret(f, args);
   for (int64_t k = 0; k < 8; ++k) {
@@ -305,8 +326,7 @@ TEST(InterpreterTest, IntegerArithmeticWraps) {
   EXPECT_EQ(Ints(IntBinaryOp(DataType::Int(8), Add, {127, -128, 100}, {1, -1, 100})),
             (V{-128, 127, -56}));
   EXPECT_EQ(Ints(IntBinaryOp(DataType::UInt(8), Sub, {0, 5}, {1, 10})), (V{255, 251}));
-  EXPECT_EQ(Ints(IntBinaryOp(DataType::Int32(), Mul, {65536, 2147483647}, {65536, 2})),
-            (V{0, -2}));
+  EXPECT_EQ(Ints(IntBinaryOp(DataType::Int32(), Mul, {65536, 2147483647}, {65536, 2})), (V{0, -2}));
   const int64_t min64 = std::numeric_limits<int64_t>::min();
   EXPECT_EQ(Ints(IntBinaryOp(DataType::Int64(), Add, {std::numeric_limits<int64_t>::max()}, {1})),
             (V{min64}));
@@ -325,8 +345,7 @@ TEST(InterpreterTest, DivisionRoundingOfNegatives) {
   EXPECT_EQ(Ints(IntBinaryOp(t, Div, a, b)), (V{-3, -3, 3, 3, 2, -2}));
   EXPECT_EQ(Ints(IntBinaryOp(t, TruncMod, a, b)), (V{-1, 1, -1, 1, 0, 0}));
   // Unsigned operands divide as unsigned.
-  EXPECT_EQ(Ints(IntBinaryOp(DataType::UInt(32), FloorDiv, {4294967295}, {2})),
-            (V{2147483647}));
+  EXPECT_EQ(Ints(IntBinaryOp(DataType::UInt(32), FloorDiv, {4294967295}, {2})), (V{2147483647}));
   EXPECT_EQ(Ints(IntBinaryOp(DataType::UInt(8), Max, {200}, {100})), (V{200}));
   EXPECT_EQ(Ints(IntBinaryOp(DataType::Int(8), Max, {-56}, {100})), (V{100}));
 }
@@ -341,9 +360,9 @@ TEST(InterpreterTest, IntegerComparisonsAndLogic) {
   EXPECT_EQ(Ints(IntBinaryOp(t, +lt, {1, 2, -3}, {2, 2, 0})), (V{1, 0, 1}));
   EXPECT_EQ(Ints(IntBinaryOp(t, +ne_and, {1, 2, -3}, {2, 2, 0})), (V{1, 0, 0}));
   // uint32 4294967295 is not below 1.
-  EXPECT_EQ(Ints(IntBinaryOp(DataType::UInt(32), +[](Expr a, Expr b) {
-                   return Cast(DataType::UInt(32), LT(a, b));
-                 }, {4294967295}, {1})),
+  EXPECT_EQ(Ints(IntBinaryOp(DataType::UInt(32),
+                             +[](Expr a, Expr b) { return Cast(DataType::UInt(32), LT(a, b)); },
+                             {4294967295}, {1})),
             (V{0}));
 }
 
@@ -363,8 +382,9 @@ TEST(InterpreterTest, OutOfBoundsMessageNamesBlockBufferAndShape) {
   Buffer A = Buf("A", {128, 128}), C = Buf("C", {128, 128});
   Var i("i"), j("j"), vi("vi"), vj("vj");
   Stmt store = BufferStore(C, BufferLoad(A, {vi + 1, vj}), {vi, vj});
-  PrimFunc f = Func({A, C}, Loop(i, 128, Loop(j, 128, Realize("C", {Iter(vi, 128), Iter(vj, 128)},
-                                                              {i, j}, store))));
+  PrimFunc f =
+      Func({A, C},
+           Loop(i, 128, Loop(j, 128, Realize("C", {Iter(vi, 128), Iter(vj, 128)}, {i, j}, store))));
   std::vector<NDArray> args = MakeArgs(f);
   try {
     Interpret(f, args);
@@ -377,8 +397,8 @@ TEST(InterpreterTest, OutOfBoundsMessageNamesBlockBufferAndShape) {
 TEST(InterpreterTest, OutOfBoundsStoreAndNegativeIndex) {
   Buffer B = Buf("B", {4, 4});
   Var i("i"), vi("vi");
-  PrimFunc f = Func({B}, Loop(i, 4, Realize("S", {Iter(vi, 4)}, {i},
-                                              BufferStore(B, FloatImm(0), {vi - 1, vi}))));
+  PrimFunc f = Func(
+      {B}, Loop(i, 4, Realize("S", {Iter(vi, 4)}, {i}, BufferStore(B, FloatImm(0), {vi - 1, vi}))));
   std::vector<NDArray> args = MakeArgs(f);
   try {
     Interpret(f, args);
@@ -457,10 +477,10 @@ TEST(InterpreterTest, AllLoopKindsRunSerially) {
   Buffer A = Buf("A", {2, 3, 4}), B = Buf("B", {2, 3, 4});
   Var bx("bx"), tx("tx"), p("p"), u("u");
   Stmt store = BufferStore(B, BufferLoad(A, {bx, tx, u}) * FloatImm(3), {bx, tx, u});
-  Stmt nest = For(bx, I(0), I(2), ForKind::kThreadBinding,
-                  For(tx, I(0), I(3), ForKind::kParallel,
-                      For(u, I(0), I(4), ForKind::kUnrolled, store)),
-                  "blockIdx.x");
+  Stmt nest =
+      For(bx, I(0), I(2), ForKind::kThreadBinding,
+          For(tx, I(0), I(3), ForKind::kParallel, For(u, I(0), I(4), ForKind::kUnrolled, store)),
+          "blockIdx.x");
   PrimFunc f = Func({A, B}, nest);
   std::vector<NDArray> args = MakeRandomArgs(f, 6);
   Interpret(f, args);
@@ -529,8 +549,8 @@ TEST(InterpreterTest, Float16ArithmeticRoundsEveryOperation) {
 
   // float32: 2^24 + 1 is not representable; the sum rounds each time.
   Buffer C = Buf("C", {1}), D = Buf("D", {1});
-  PrimFunc g = Func({C, D}, BufferStore(D, (BufferLoad(C, {I(0)}) + FloatImm(1)) - FloatImm(16777216),
-                                        {I(0)}));
+  PrimFunc g = Func(
+      {C, D}, BufferStore(D, (BufferLoad(C, {I(0)}) + FloatImm(1)) - FloatImm(16777216), {I(0)}));
   std::vector<NDArray> gargs = MakeArgs(g);
   gargs[0].SetFromDouble(0, 16777216.0);
   Interpret(g, gargs);
@@ -571,8 +591,7 @@ TEST(InterpreterTest, EveryUnaryIntrinsic) {
       const int64_t n = static_cast<int64_t>(inputs.size());
       Buffer A = Buf("A", {n}, t), B = Buf("B", {n}, t);
       Var i("i");
-      PrimFunc f =
-          Func({A, B}, Loop(i, n, BufferStore(B, Call(it.op, {BufferLoad(A, {i})}), {i})));
+      PrimFunc f = Func({A, B}, Loop(i, n, BufferStore(B, Call(it.op, {BufferLoad(A, {i})}), {i})));
       std::vector<NDArray> args = MakeArgs(f);
       for (int64_t k = 0; k < n; ++k) args[0].SetFromDouble(k, inputs[k]);
       Interpret(f, args);
@@ -626,6 +645,34 @@ TEST(InterpreterTest, RoundBinaryAndPredicateIntrinsics) {
     EXPECT_EQ(args[5].GetAsInt64(k * 3 + 1), std::isinf(x[k]) ? 1 : 0) << k;
     EXPECT_EQ(args[5].GetAsInt64(k * 3 + 2), std::isfinite(x[k]) ? 1 : 0) << k;
   }
+}
+
+TEST(InterpreterTest, FloatFloorDivAndFloorMod) {
+  Buffer A = Buf("A", {3}), B = Buf("B", {3}), C = Buf("C", {3}), D = Buf("D", {3});
+  Var i("i");
+  Expr a = BufferLoad(A, {i}), b = BufferLoad(B, {i});
+  PrimFunc f = Func(
+      {A, B, C, D},
+      Loop(i, 3,
+           SeqStmt({BufferStore(C, FloorDiv(a, b), {i}), BufferStore(D, FloorMod(a, b), {i})})));
+  std::vector<NDArray> args = MakeArgs(f);
+  const double av[] = {-7, 7.5, 1}, bv[] = {2, -2, 0.1f};
+  for (int k = 0; k < 3; ++k) {
+    args[0].SetFromDouble(k, av[k]);
+    args[1].SetFromDouble(k, bv[k]);
+  }
+  Interpret(f, args);
+  // 1 / 0.1f is 9.99999985 in double but exactly 10 in float32.
+  EXPECT_EQ(Doubles(args[2]), (std::vector<double>{-4, -4, 10}));
+  EXPECT_EQ(args[3].GetAsDouble(0), 1);
+  EXPECT_EQ(args[3].GetAsDouble(1), -0.5);
+}
+
+TEST(InterpreterTest, VectorValueAtScalarIndexIsAnError) {
+  Buffer B = Buf("B", {8});
+  PrimFunc f = Func({B}, BufferStore(B, Broadcast(FloatImm(1), 4), {I(0)}));
+  std::vector<NDArray> args = MakeArgs(f);
+  EXPECT_THROW(Interpret(f, args), InterpreterError);
 }
 
 TEST(InterpreterTest, FloatMinMaxAndComparisons) {

@@ -94,6 +94,8 @@ TEST(NDArrayTest, ShapeSizeAndAlignment) {
   for (int64_t i = 0; i < a.size(); ++i) EXPECT_EQ(a.data_as<float>()[i], 0.0f);
   EXPECT_THROW(NDArray(DataType::Float(32, 4), {2}), IRError);
   EXPECT_THROW(NDArray(DataType::Int32(), {-1}), IRError);
+  EXPECT_THROW(a.GetAsDouble(15), IRError);
+  EXPECT_THROW(a.SetFromInt64(-1, 0), IRError);
 }
 
 TEST(NDArrayTest, CopiesAreDeep) {
@@ -330,7 +332,8 @@ TEST(CompareTest, DtypeAndShapeMismatch) {
               Tolerance{}, "Z");
   EXPECT_FALSE(r.ok);
   EXPECT_EQ(r.message, "Z: shape differs: expected (2, 3), got (3, 2)");
-  r = Compare(NDArray(DataType::Float32(), {2}), NDArray(DataType::Float32(), {2}), Tolerance{}, "Z");
+  r = Compare(NDArray(DataType::Float32(), {2}), NDArray(DataType::Float32(), {2}), Tolerance{},
+              "Z");
   EXPECT_TRUE(r.ok);
   EXPECT_EQ(r.message, "Z: all 2 elements match");
 }
