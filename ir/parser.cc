@@ -38,8 +38,8 @@ struct PyValue {
   Token tok;  // where it starts
   Expr expr;
   std::string str;
-  std::vector<PyValue> items;
-  std::vector<std::pair<std::string, PyValue>> dict;
+  std::vector<PyValue> items;      // tuple and list elements; dict values
+  std::vector<std::string> keys;  // dict keys, one per item
 };
 
 struct Arg {
@@ -444,7 +444,6 @@ Expr Parser::ParseLoad(const Token& name, const Buffer& b) {
   } else {
     do {
       if (IsOp("]")) break;
-      Token at = Cur();
       Expr e = ParseExpr();
       if (IsOp(":")) Fail(Cur(), "slices are only allowed in T.reads and T.writes");
       idx.push_back(e);
@@ -512,7 +511,8 @@ PyValue Parser::ParseValue() {
       if (!IsKind(TokKind::kString)) Fail(Cur(), "expected a string key, found " + Describe(Cur()));
       std::string key = Next().text;
       Expect(":");
-      v.dict.emplace_back(key, ParseValue());
+      v.keys.push_back(key);
+      v.items.push_back(ParseValue());
       if (!Accept(",")) break;
     }
     Expect("}");
@@ -957,11 +957,12 @@ Stmt Parser::ParseStore() {
     do {
       if (IsOp("]")) break;
       Token at = Cur();
-      PyValue v;
-      v.tok = at;
-      v.expr = ParseExpr();
+      Expr e = ParseExpr();
       if (IsOp(":")) Fail(Cur(), "slices are only allowed in T.reads and T.writes");
-      idx.push_back(IntegerExpr(v, "a buffer index"));
+      if (!e.dtype().is_integer()) {
+        Fail(at, "a buffer index must be an integer, got " + e.dtype().str());
+      }
+      idx.push_back(e);
     } while (Accept(","));
   }
   Expect("]");
@@ -1140,7 +1141,9 @@ void Parser::ParseAssign(Where where) {
 Annotations Parser::ParseDict(const PyValue& v) {
   if (v.kind != PyValue::kDict) Fail(v.tok, "expected a dict {\"key\": value, ...}");
   Annotations out;
-  for (const auto& [k, val] : v.dict) {
+  for (size_t i = 0; i < v.keys.size(); ++i) {
+    const std::string& k = v.keys[i];
+    const PyValue& val = v.items[i];
     if (out.count(k)) Fail(val.tok, "key \"" + k + "\" given twice");
     if (val.kind == PyValue::kString) {
       out[k] = StringImm(val.str);
