@@ -48,7 +48,7 @@ class Lexer {
       }
       Lex();
     }
-    if (depth_ > 0) Fail(line_, col_, "unexpected end of input inside brackets");
+    // An unclosed bracket is left to the parser, which names what it expected.
     if (!out_.empty() && out_.back().kind != TokKind::kNewline &&
         out_.back().kind != TokKind::kDedent) {
       Push(TokKind::kNewline, "", line_, col_);
