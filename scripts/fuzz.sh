@@ -27,5 +27,5 @@ done
 artifacts="$build/parser_artifacts"
 mkdir -p "$artifacts"
 echo "fuzzing the parser for ${seconds}s (corpus: $corpus)"
-"$build/parser_fuzz" "$corpus" -max_total_time="$seconds" -max_len=8192 -timeout=10 \
+"$build/fuzz/parser_fuzz" "$corpus" -max_total_time="$seconds" -max_len=8192 -timeout=10 \
   -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$artifacts/"

@@ -22,6 +22,7 @@ class Lexer {
       if (line_start && depth_ == 0) {
         line_start = false;
         Indentation();
+        continue;  // the line may have ended (or the input) after the indentation
       }
       char c = src_[pos_];
       if (c == '\n') {
