@@ -7,6 +7,7 @@
 #include <optional>
 #include <unordered_map>
 
+#include "ir/functor.h"
 #include "ir/op.h"
 #include "ir/text/lexer.h"
 #include "ir/text/same_expr.h"
@@ -18,11 +19,13 @@ namespace {
 using text::TokKind;
 using text::Token;
 
-// Recursion of the expression parser (parentheses, unary operators).
-constexpr int kMaxNesting = 100;
 // Depth of a built expression tree: a long operator chain nests without
 // recursion here, but printing and destroying it recurse.
-constexpr int kMaxExprDepth = 400;
+constexpr int kMaxExprDepth = 200;
+// Recursion of the expression parser (parentheses, calls, unary operators).
+// Printing a tree of depth d nests at most 2 d + a few levels (a parenthesis
+// or a call per node), so everything printed parses again.
+constexpr int kMaxNesting = 2 * kMaxExprDepth + 20;
 
 struct Symbol {
   enum Kind { kVar, kBuffer, kHandle } kind = kVar;
@@ -61,6 +64,20 @@ struct BlockMeta {
 };
 
 enum class Where { kFunction, kBlock, kNested };
+
+// The variables and buffers an expression reads.
+class UseCollector : public IRVisitor {
+ public:
+  std::vector<const VarNode*> vars;
+  bool reads_buffer = false;
+
+ protected:
+  void VisitVar(const VarNode* v) override { vars.push_back(v); }
+  void VisitBufferLoad(const BufferLoadNode* op) override {
+    reads_buffer = true;
+    IRVisitor::VisitBufferLoad(op);
+  }
+};
 
 class Parser {
  public:
@@ -208,6 +225,11 @@ class Parser {
   std::vector<Expr> ShapeFrom(const PyValue& v, const char* what);
   Stmt Seq(std::vector<Stmt> stmts, const Token& at, const std::string& what);
   BlockMeta& RequireBlock(const Token& at, Where where, const std::string& what);
+  // Header statements must precede the block's allocations: the printer
+  // writes them first, so they may not read those buffers.
+  BlockMeta& RequireBlockHeader(const Token& at, Where where, const std::string& what);
+  // A binding or domain may not use the block's own iteration variables.
+  void CheckNoIterVars(const BlockMeta& b, const Expr& e, const Token& at);
 
   // ---- functions ----
   PrimFunc ParseFunction();
@@ -742,6 +764,27 @@ BlockMeta& Parser::RequireBlock(const Token& at, Where where, const std::string&
   return *blocks_.back();
 }
 
+BlockMeta& Parser::RequireBlockHeader(const Token& at, Where where, const std::string& what) {
+  BlockMeta& b = RequireBlock(at, where, what);
+  if (!b.allocs.empty()) {
+    Fail(at, what + " must come before T.alloc_buffer in block '" + b.name + "'");
+  }
+  return b;
+}
+
+void Parser::CheckNoIterVars(const BlockMeta& b, const Expr& e, const Token& at) {
+  UseCollector c;
+  c.VisitExpr(e);
+  for (const auto* v : c.vars) {
+    for (const auto& iv : b.iter_vars) {
+      if (iv.var.get() == v) {
+        Fail(at, "iteration variable '" + v->name + "' of block '" + b.name +
+                     "' used in a binding or domain of the same block");
+      }
+    }
+  }
+}
+
 void Parser::ParseStatement(Where where, std::vector<Stmt>* out) {
   const Token& t = Cur();
   if (t.kind == TokKind::kName) {
@@ -1032,6 +1075,13 @@ Buffer Parser::BufferFromArgs(const Token& at, const std::string& name,
     }
   }
   if (!have_shape) Fail(at, "a buffer needs a shape");
+  for (const auto* dims : {&shape, &strides}) {
+    for (const auto& d : *dims) {
+      UseCollector c;
+      c.VisitExpr(d);
+      if (c.reads_buffer) Fail(at, "a buffer's shape and strides may not read a buffer");
+    }
+  }
   if (!strides.empty() && strides.size() != shape.size()) {
     Fail(at, "buffer " + name + " has " + std::to_string(shape.size()) + " dimensions but " +
                  std::to_string(strides.size()) + " strides");
@@ -1060,7 +1110,7 @@ void Parser::ParseAssign(Where where) {
   std::vector<Arg> args = ParseArgs();
   ExpectNewline();
   if (fn == "axis.remap") {
-    BlockMeta& b = RequireBlock(rhs, where, "T.axis.remap");
+    BlockMeta& b = RequireBlockHeader(rhs, where, "T.axis.remap");
     if (args.size() != 2 || !args[0].kw.empty() || !args[1].kw.empty() ||
         args[0].value.kind != PyValue::kString || args[1].value.kind != PyValue::kList) {
       Fail(rhs, "T.axis.remap takes a kind string and a list of loop variables");
@@ -1101,7 +1151,7 @@ void Parser::ParseAssign(Where where) {
       {"axis.reduce", IterType::kCommReduce}, {"axis.R", IterType::kCommReduce},
       {"axis.scan", IterType::kOrdered},      {"axis.opaque", IterType::kOpaque}};
   if (auto it = kAxes.find(fn); it != kAxes.end()) {
-    BlockMeta& b = RequireBlock(rhs, where, "T." + fn);
+    BlockMeta& b = RequireBlockHeader(rhs, where, "T." + fn);
     if (args.size() != 2 || !args[0].kw.empty() || !args[1].kw.empty()) {
       Fail(rhs, "T." + fn + " takes a domain and a binding");
     }
@@ -1117,6 +1167,9 @@ void Parser::ParseAssign(Where where) {
       r.min = IntImm(0, r.extent.dtype());
     }
     Expr binding = IntegerExpr(args[1].value, "a binding");
+    CheckNoIterVars(b, r.min, dom.tok);
+    CheckNoIterVars(b, r.extent, dom.tok);
+    CheckNoIterVars(b, binding, args[1].value.tok);
     IterVar iv{Var(target.text, r.extent.dtype()), r, it->second};
     Symbol s;
     s.var = iv.var;
@@ -1126,6 +1179,9 @@ void Parser::ParseAssign(Where where) {
     return;
   }
   if (fn == "alloc_buffer") {
+    if (where == Where::kNested) {
+      Fail(rhs, "T.alloc_buffer must be directly inside a block or the function body");
+    }
     Buffer buf = BufferFromArgs(rhs, target.text, args, 0);
     Symbol s;
     s.kind = Symbol::kBuffer;
@@ -1212,7 +1268,7 @@ void Parser::ParseCallStmt(Where where, std::vector<Stmt>* out) {
   Token start = Cur();
   std::string fn = DottedT();
   if (fn == "reads" || fn == "writes") {
-    BlockMeta& b = RequireBlock(start, where, "T." + fn);
+    BlockMeta& b = RequireBlockHeader(start, where, "T." + fn);
     auto& slot = fn == "reads" ? b.reads : b.writes;
     if (slot) Fail(start, "T." + fn + " given twice in block '" + b.name + "'");
     slot = ParseRegions(start);
@@ -1228,7 +1284,7 @@ void Parser::ParseCallStmt(Where where, std::vector<Stmt>* out) {
     return;
   }
   if (fn == "where") {
-    BlockMeta& b = RequireBlock(start, where, "T.where");
+    BlockMeta& b = RequireBlockHeader(start, where, "T.where");
     std::vector<Arg> args = ParseArgs();
     std::vector<Expr> a = ExprArgs(start, fn, args, 1);
     if (!a[0].dtype().is_bool() || !a[0].dtype().is_scalar()) {
@@ -1243,7 +1299,8 @@ void Parser::ParseCallStmt(Where where, std::vector<Stmt>* out) {
     if (fn == "func_attr" && where != Where::kFunction) {
       Fail(start, "T.func_attr must be at function level");
     }
-    BlockMeta* b = fn == "block_attr" ? &RequireBlock(start, where, "T.block_attr") : nullptr;
+    BlockMeta* b =
+        fn == "block_attr" ? &RequireBlockHeader(start, where, "T.block_attr") : nullptr;
     std::vector<Arg> args = ParseArgs();
     if (args.size() != 1 || !args[0].kw.empty()) Fail(start, "T." + fn + " takes one dict");
     Annotations ann = ParseDict(args[0].value);

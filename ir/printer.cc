@@ -534,9 +534,11 @@ bool Printer::RootElidable(const Stmt& body) {
       !b.annotations.empty()) {
     return false;
   }
-  // A lone inner block would be read back as the explicit root block.
+  // Without allocations at function level, a lone inner block named "root"
+  // would be read back as the explicit root block.
   const auto* inner = b.body.as<BlockRealizeNode>();
-  return inner == nullptr || !inner->block.defined() || inner->block->name != "root";
+  return !b.alloc_buffers.empty() || inner == nullptr || !inner->block.defined() ||
+         inner->block->name != "root";
 }
 
 std::string Printer::Func(const PrimFunc& f) {

@@ -114,6 +114,19 @@ TEST(ParserErrors, BlockMetaOutsideBlock) {
               7, 18, "T.init() must be directly inside a block");
 }
 
+TEST(ParserErrors, BlockOrderTheTextFormRelyOn) {
+  ExpectError(Func("    with T.block(\"C\"):\n        B = T.alloc_buffer((4,))\n"
+                   "        T.reads(B[0:4])\n        T.evaluate(0)\n"),
+              7, 9, "T.reads must come before T.alloc_buffer in block 'C'");
+  ExpectError(Func("    for i in range(4):\n        with T.block(\"C\"):\n"
+                   "            v = T.axis.spatial(4, i)\n            w = T.axis.spatial(4, v)\n"
+                   "            T.evaluate(0)\n"),
+              8, 35, "iteration variable 'v' of block 'C' used in a binding");
+  ExpectError(Func("    with T.block(\"C\"):\n        for i in range(4):\n"
+                   "            B = T.alloc_buffer((i,))\n        T.evaluate(0)\n"),
+              7, 17, "T.alloc_buffer must be directly inside a block or the function body");
+}
+
 TEST(ParserErrors, EmptyBlockAndChainedComparison) {
   ExpectError(Func("    with T.block(\"C\"):\n        T.reads()\n        T.writes()\n"), 5, 5,
               "block 'C' has no statements");
@@ -132,8 +145,8 @@ TEST(ParserErrors, MissingDecoratorAndFunctionCount) {
 
 TEST(ParserErrors, NestingIsBounded) {
   std::string deep(5000, '(');
-  // The 100th nested parenthesis is refused.
-  ExpectError(Func("    T.evaluate(" + deep + "1" + std::string(5000, ')') + ")\n"), 5, 115,
+  // The 420th nested parenthesis is refused.
+  ExpectError(Func("    T.evaluate(" + deep + "1" + std::string(5000, ')') + ")\n"), 5, 435,
               "expression nested too deeply");
   ExpectError(Func("    T.evaluate((1\n"), 6, 1, "expected ')', found end of line");
   std::string chain = "1";
