@@ -16,8 +16,8 @@ namespace kiln::ir {
 
 namespace {
 
-using text::TokKind;
 using text::Token;
+using text::TokKind;
 
 // Depth of a built expression tree: a long operator chain nests without
 // recursion here, but printing and destroying it recurse.
@@ -41,7 +41,7 @@ struct PyValue {
   Token tok;  // where it starts
   Expr expr;
   std::string str;
-  std::vector<PyValue> items;      // tuple and list elements; dict values
+  std::vector<PyValue> items;     // tuple and list elements; dict values
   std::vector<std::string> keys;  // dict keys, one per item
 };
 
@@ -220,8 +220,8 @@ class Parser {
   std::vector<BufferRegion> ParseRegions(const Token& at);
   BufferRegion ParseRegion();
   Annotations ParseDict(const PyValue& v);
-  Buffer BufferFromArgs(const Token& at, const std::string& name,
-                        const std::vector<Arg>& args, size_t first);
+  Buffer BufferFromArgs(const Token& at, const std::string& name, const std::vector<Arg>& args,
+                        size_t first);
   std::vector<Expr> ShapeFrom(const PyValue& v, const char* what);
   Stmt Seq(std::vector<Stmt> stmts, const Token& at, const std::string& what);
   BlockMeta& RequireBlock(const Token& at, Where where, const std::string& what);
@@ -263,8 +263,11 @@ int Parser::Depth(const Expr& e) {
     case ExprKind::kIntImm:
     case ExprKind::kFloatImm:
     case ExprKind::kStringImm:
-    case ExprKind::kVar: break;
-    case ExprKind::kNot: child(e.as<NotNode>()->a); break;
+    case ExprKind::kVar:
+      break;
+    case ExprKind::kNot:
+      child(e.as<NotNode>()->a);
+      break;
     case ExprKind::kSelect: {
       const auto* s = e.as<SelectNode>();
       child(s->condition);
@@ -272,7 +275,9 @@ int Parser::Depth(const Expr& e) {
       child(s->false_value);
       break;
     }
-    case ExprKind::kCast: child(e.as<CastNode>()->value); break;
+    case ExprKind::kCast:
+      child(e.as<CastNode>()->value);
+      break;
     case ExprKind::kBufferLoad:
       for (const auto& i : e.as<BufferLoadNode>()->indices) child(i);
       break;
@@ -283,7 +288,9 @@ int Parser::Depth(const Expr& e) {
       child(e.as<RampNode>()->base);
       child(e.as<RampNode>()->stride);
       break;
-    case ExprKind::kBroadcast: child(e.as<BroadcastNode>()->value); break;
+    case ExprKind::kBroadcast:
+      child(e.as<BroadcastNode>()->value);
+      break;
     default:
       child(e.as<BinaryNode>()->a);
       child(e.as<BinaryNode>()->b);
@@ -336,7 +343,7 @@ Expr Parser::ParseNot() {
 Expr Parser::ParseComparison() {
   Expr l = ParseArith();
   static const std::pair<const char*, ExprKind> kCmps[] = {
-      {"<", ExprKind::kLT}, {"<=", ExprKind::kLE}, {">", ExprKind::kGT},
+      {"<", ExprKind::kLT},  {"<=", ExprKind::kLE}, {">", ExprKind::kGT},
       {">=", ExprKind::kGE}, {"==", ExprKind::kEQ}, {"!=", ExprKind::kNE}};
   for (int round = 0;; ++round) {
     const std::pair<const char*, ExprKind>* found = nullptr;
@@ -427,9 +434,12 @@ Expr Parser::FloatLiteral(const Token& t, bool negative, DataType type) {
 Expr Parser::ParseAtom() {
   const Token& t = Cur();
   switch (t.kind) {
-    case TokKind::kInt: return IntLiteral(Next(), false);
-    case TokKind::kFloat: return FloatLiteral(Next(), false, DataType::Float32());
-    case TokKind::kString: Fail(t, "a string is not an expression here");
+    case TokKind::kInt:
+      return IntLiteral(Next(), false);
+    case TokKind::kFloat:
+      return FloatLiteral(Next(), false, DataType::Float32());
+    case TokKind::kString:
+      Fail(t, "a string is not an expression here");
     case TokKind::kOp:
       if (t.text == "(") {
         Next();
@@ -445,14 +455,16 @@ Expr Parser::ParseAtom() {
       Token name = Next();
       const Symbol& s = LookupOrFail(name);
       if (s.kind == Symbol::kBuffer) {
-        if (!IsOp("[")) Fail(name, "buffer '" + name.text + "' must be indexed to be used as a value");
+        if (!IsOp("["))
+          Fail(name, "buffer '" + name.text + "' must be indexed to be used as a value");
         return ParseLoad(name, s.buffer);
       }
       if (s.kind == Symbol::kHandle) Fail(name, "handle '" + name.text + "' is not a value");
       if (IsOp("[")) Fail(Cur(), "'" + name.text + "' is not a buffer");
       return s.var;
     }
-    default: break;
+    default:
+      break;
   }
   Fail(t, "expected an expression, found " + Describe(t));
 }
@@ -608,10 +620,10 @@ Expr Parser::ParseTypedConst(const Token& start, const std::string& name, DataTy
   bool neg = IsOp("-", k);
   if (neg) ++k;
   const Token& lit = At(k);
-  bool literal = IsOp("(") && IsOp(")", k + 1) &&
-                 (lit.kind == TokKind::kInt || lit.kind == TokKind::kFloat ||
-                  lit.kind == TokKind::kString ||
-                  (!neg && lit.kind == TokKind::kName && (lit.text == "True" || lit.text == "False")));
+  bool literal =
+      IsOp("(") && IsOp(")", k + 1) &&
+      (lit.kind == TokKind::kInt || lit.kind == TokKind::kFloat || lit.kind == TokKind::kString ||
+       (!neg && lit.kind == TokKind::kName && (lit.text == "True" || lit.text == "False")));
   if (!literal) {
     std::vector<Arg> args = ParseArgs();
     std::vector<Expr> a = ExprArgs(start, name, args, 1);
@@ -650,7 +662,8 @@ Expr Parser::ParseTypedConst(const Token& start, const std::string& name, DataTy
   constexpr uint64_t kI64 = uint64_t{1} << 63;
   if (t.is_uint()) {
     if (neg && u != 0) Fail(v, "negative value for " + name);
-    if (t.bits() < 64 && u >= kI64) Fail(v, "integer literal " + v.text + " is out of range for " + name);
+    if (t.bits() < 64 && u >= kI64)
+      Fail(v, "integer literal " + v.text + " is out of range for " + name);
     return IntImm(static_cast<int64_t>(u), t);
   }
   if (neg ? u > kI64 : u >= kI64) {
@@ -718,8 +731,8 @@ Expr Parser::ParseTCall(const Token& start) {
     Expr v = ExprArg(args[0].value);
     return Build(start, [&] { return Broadcast(v, lanes); });
   }
-  std::vector<Expr> a =
-      ExprArgs(start, name, args, static_cast<size_t>(op == CallOp::kIfThenElse ? 3 : CallOpArity(op)));
+  std::vector<Expr> a = ExprArgs(
+      start, name, args, static_cast<size_t>(op == CallOp::kIfThenElse ? 3 : CallOpArity(op)));
   return Build(start, [&] { return Call(op, a); });
 }
 
@@ -751,7 +764,8 @@ Stmt Parser::Seq(std::vector<Stmt> stmts, const Token& at, const std::string& wh
 std::vector<Stmt> Parser::ParseSuite(Where where) {
   Expect(":");
   ExpectNewline();
-  if (!IsKind(TokKind::kIndent)) Fail(Cur(), "expected an indented block, found " + Describe(Cur()));
+  if (!IsKind(TokKind::kIndent))
+    Fail(Cur(), "expected an indented block, found " + Describe(Cur()));
   Next();
   std::vector<Stmt> out;
   while (!IsKind(TokKind::kDedent) && !IsKind(TokKind::kEnd)) ParseStatement(where, &out);
@@ -842,9 +856,9 @@ Stmt Parser::ParseFor() {
     Fail(Cur(), "expected range(...) or a T loop iterator, found " + Describe(Cur()));
   }
   static const std::unordered_map<std::string, ForKind> kKinds = {
-      {"range", ForKind::kSerial},          {"serial", ForKind::kSerial},
-      {"parallel", ForKind::kParallel},     {"vectorized", ForKind::kVectorized},
-      {"unroll", ForKind::kUnrolled},       {"thread_binding", ForKind::kThreadBinding}};
+      {"range", ForKind::kSerial},      {"serial", ForKind::kSerial},
+      {"parallel", ForKind::kParallel}, {"vectorized", ForKind::kVectorized},
+      {"unroll", ForKind::kUnrolled},   {"thread_binding", ForKind::kThreadBinding}};
   if (fn != "grid" && !kKinds.count(fn)) Fail(iter_tok, "unknown loop iterator T." + fn);
   std::vector<Arg> args = ParseArgs();
   struct Loop {
@@ -863,8 +877,8 @@ Stmt Parser::ParseFor() {
     }
     for (size_t i = 0; i < extents.size(); ++i) {
       IntegerExpr(args[i].value, "a loop extent");
-      loops.push_back({Var(names[i].text, extents[i].dtype()), IntImm(0, extents[i].dtype()),
-                       extents[i]});
+      loops.push_back(
+          {Var(names[i].text, extents[i].dtype()), IntImm(0, extents[i].dtype()), extents[i]});
     }
   } else {
     kind = kKinds.at(fn);
@@ -1062,7 +1076,8 @@ Buffer Parser::BufferFromArgs(const Token& at, const std::string& name,
       if (have_dtype) Fail(v.tok, "dtype given twice");
       have_dtype = true;
     } else if (key == "scope") {
-      if (v.kind != PyValue::kString || v.str.empty()) Fail(v.tok, "scope must be a non-empty string");
+      if (v.kind != PyValue::kString || v.str.empty())
+        Fail(v.tok, "scope must be a non-empty string");
       scope = v.str;
     } else if (key == "strides") {
       strides = ShapeFrom(v, "a buffer stride");
@@ -1119,13 +1134,14 @@ void Parser::ParseAssign(Where where) {
     const auto& items = args[1].value.items;
     if (kinds.size() != targets.size() || items.size() != targets.size()) {
       Fail(rhs, "T.axis.remap(\"" + kinds + "\", ...) binds " + std::to_string(kinds.size()) +
-                    " variable(s) from " + std::to_string(items.size()) + " loop variable(s) into " +
-                    std::to_string(targets.size()) + " name(s)");
+                    " variable(s) from " + std::to_string(items.size()) +
+                    " loop variable(s) into " + std::to_string(targets.size()) + " name(s)");
     }
     std::vector<IterVar> ivs;
     for (size_t i = 0; i < targets.size(); ++i) {
       if (kinds[i] != 'S' && kinds[i] != 'R') {
-        Fail(args[0].value.tok, std::string("T.axis.remap kind '") + kinds[i] + "' is not 'S' or 'R'");
+        Fail(args[0].value.tok,
+             std::string("T.axis.remap kind '") + kinds[i] + "' is not 'S' or 'R'");
       }
       Expr e = ExprArg(items[i]);
       const auto* v = e.as<VarNode>();
@@ -1299,8 +1315,7 @@ void Parser::ParseCallStmt(Where where, std::vector<Stmt>* out) {
     if (fn == "func_attr" && where != Where::kFunction) {
       Fail(start, "T.func_attr must be at function level");
     }
-    BlockMeta* b =
-        fn == "block_attr" ? &RequireBlockHeader(start, where, "T.block_attr") : nullptr;
+    BlockMeta* b = fn == "block_attr" ? &RequireBlockHeader(start, where, "T.block_attr") : nullptr;
     std::vector<Arg> args = ParseArgs();
     if (args.size() != 1 || !args[0].kw.empty()) Fail(start, "T." + fn + " takes one dict");
     Annotations ann = ParseDict(args[0].value);
@@ -1381,7 +1396,8 @@ PrimFunc Parser::ParseFunction() {
   blocks_.assign(1, &root);
   Expect(":");
   ExpectNewline();
-  if (!IsKind(TokKind::kIndent)) Fail(Cur(), "expected an indented block, found " + Describe(Cur()));
+  if (!IsKind(TokKind::kIndent))
+    Fail(Cur(), "expected an indented block, found " + Describe(Cur()));
   Next();
   std::vector<Stmt> body;
   while (!IsKind(TokKind::kDedent) && !IsKind(TokKind::kEnd)) {

@@ -21,10 +21,14 @@ enum Prec : int { kOr = 1, kAnd, kNot, kCmp, kAdd, kMul, kUnary, kAtom };
 
 const char* IterTypeFunc(IterType t) {
   switch (t) {
-    case IterType::kDataPar: return "spatial";
-    case IterType::kCommReduce: return "reduce";
-    case IterType::kOrdered: return "scan";
-    case IterType::kOpaque: return "opaque";
+    case IterType::kDataPar:
+      return "spatial";
+    case IterType::kCommReduce:
+      return "reduce";
+    case IterType::kOrdered:
+      return "scan";
+    case IterType::kOpaque:
+      return "opaque";
   }
   return "opaque";
 }
@@ -38,8 +42,8 @@ bool IsTrue(const Expr& e) {
 std::string Sanitize(const std::string& hint, const char* fallback) {
   std::string s;
   for (char c : hint) {
-    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-              c == '_';
+    bool ok =
+        (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
     s += ok ? c : '_';
   }
   if (s.empty()) s = fallback;
@@ -128,9 +132,7 @@ class Printer {
  private:
   // Expressions.
   std::string P(const Expr& e, int need);
-  std::string Wrap(std::string s, int prec, int need) {
-    return prec < need ? "(" + s + ")" : s;
-  }
+  std::string Wrap(std::string s, int prec, int need) { return prec < need ? "(" + s + ")" : s; }
   std::string Bin(const BinaryNode* op, const char* sym, int prec, int need);
   std::string Call(const std::string& name, const std::vector<Expr>& args);
   std::string IntText(const IntImmNode* op, int need);
@@ -174,8 +176,8 @@ std::string Printer::IntText(const IntImmNode* op, int need) {
     return op->value < 0 ? Wrap(std::to_string(op->value), kUnary, need)
                          : std::to_string(op->value);
   }
-  std::string v = t.is_uint() ? std::to_string(static_cast<uint64_t>(op->value))
-                              : std::to_string(op->value);
+  std::string v =
+      t.is_uint() ? std::to_string(static_cast<uint64_t>(op->value)) : std::to_string(op->value);
   return "T." + t.str() + "(" + v + ")";
 }
 
@@ -209,13 +211,20 @@ std::string Printer::Bin(const BinaryNode* op, const char* sym, int prec, int ne
 std::string Printer::P(const Expr& e, int need) {
   if (!e.defined()) return "None";
   switch (e.kind()) {
-    case ExprKind::kIntImm: return IntText(e.as<IntImmNode>(), need);
-    case ExprKind::kFloatImm: return FloatText(e.as<FloatImmNode>());
-    case ExprKind::kStringImm: return PyStringLiteral(e.as<StringImmNode>()->value);
-    case ExprKind::kVar: return VarName(e.as<VarNode>());
-    case ExprKind::kAdd: return Bin(e.as<BinaryNode>(), "+", kAdd, need);
-    case ExprKind::kSub: return Bin(e.as<BinaryNode>(), "-", kAdd, need);
-    case ExprKind::kMul: return Bin(e.as<BinaryNode>(), "*", kMul, need);
+    case ExprKind::kIntImm:
+      return IntText(e.as<IntImmNode>(), need);
+    case ExprKind::kFloatImm:
+      return FloatText(e.as<FloatImmNode>());
+    case ExprKind::kStringImm:
+      return PyStringLiteral(e.as<StringImmNode>()->value);
+    case ExprKind::kVar:
+      return VarName(e.as<VarNode>());
+    case ExprKind::kAdd:
+      return Bin(e.as<BinaryNode>(), "+", kAdd, need);
+    case ExprKind::kSub:
+      return Bin(e.as<BinaryNode>(), "-", kAdd, need);
+    case ExprKind::kMul:
+      return Bin(e.as<BinaryNode>(), "*", kMul, need);
     case ExprKind::kDiv: {
       const auto* op = e.as<BinaryNode>();
       if (e.dtype().is_floating()) return Bin(op, "/", kMul, need);
@@ -225,8 +234,10 @@ std::string Printer::P(const Expr& e, int need) {
       const auto* op = e.as<BinaryNode>();
       return Call("T.truncmod", {op->a, op->b});
     }
-    case ExprKind::kFloorDiv: return Bin(e.as<BinaryNode>(), "//", kMul, need);
-    case ExprKind::kFloorMod: return Bin(e.as<BinaryNode>(), "%", kMul, need);
+    case ExprKind::kFloorDiv:
+      return Bin(e.as<BinaryNode>(), "//", kMul, need);
+    case ExprKind::kFloorMod:
+      return Bin(e.as<BinaryNode>(), "%", kMul, need);
     case ExprKind::kMin: {
       const auto* op = e.as<BinaryNode>();
       return Call("T.min", {op->a, op->b});
@@ -235,15 +246,24 @@ std::string Printer::P(const Expr& e, int need) {
       const auto* op = e.as<BinaryNode>();
       return Call("T.max", {op->a, op->b});
     }
-    case ExprKind::kEQ: return Bin(e.as<BinaryNode>(), "==", kCmp, need);
-    case ExprKind::kNE: return Bin(e.as<BinaryNode>(), "!=", kCmp, need);
-    case ExprKind::kLT: return Bin(e.as<BinaryNode>(), "<", kCmp, need);
-    case ExprKind::kLE: return Bin(e.as<BinaryNode>(), "<=", kCmp, need);
-    case ExprKind::kGT: return Bin(e.as<BinaryNode>(), ">", kCmp, need);
-    case ExprKind::kGE: return Bin(e.as<BinaryNode>(), ">=", kCmp, need);
-    case ExprKind::kAnd: return Bin(e.as<BinaryNode>(), "and", kAnd, need);
-    case ExprKind::kOr: return Bin(e.as<BinaryNode>(), "or", kOr, need);
-    case ExprKind::kNot: return Wrap("not " + P(e.as<NotNode>()->a, kNot), kNot, need);
+    case ExprKind::kEQ:
+      return Bin(e.as<BinaryNode>(), "==", kCmp, need);
+    case ExprKind::kNE:
+      return Bin(e.as<BinaryNode>(), "!=", kCmp, need);
+    case ExprKind::kLT:
+      return Bin(e.as<BinaryNode>(), "<", kCmp, need);
+    case ExprKind::kLE:
+      return Bin(e.as<BinaryNode>(), "<=", kCmp, need);
+    case ExprKind::kGT:
+      return Bin(e.as<BinaryNode>(), ">", kCmp, need);
+    case ExprKind::kGE:
+      return Bin(e.as<BinaryNode>(), ">=", kCmp, need);
+    case ExprKind::kAnd:
+      return Bin(e.as<BinaryNode>(), "and", kAnd, need);
+    case ExprKind::kOr:
+      return Bin(e.as<BinaryNode>(), "or", kOr, need);
+    case ExprKind::kNot:
+      return Wrap("not " + P(e.as<NotNode>()->a, kNot), kNot, need);
     case ExprKind::kSelect: {
       const auto* op = e.as<SelectNode>();
       return Call("T.Select", {op->condition, op->true_value, op->false_value});
@@ -302,8 +322,9 @@ std::string Printer::Stop(const Expr& min, const Expr& extent) {
   if (AsConstInt(min, &lo) && AsConstInt(extent, &ext) && !min.dtype().is_bool() &&
       !extent.dtype().is_bool() && !__builtin_add_overflow(lo, ext, &stop)) {
     DataType t = extent.dtype();
-    bool fits = t.bits() >= 64 || (t.is_int() && stop >= -(int64_t{1} << (t.bits() - 1)) &&
-                                   stop < (int64_t{1} << (t.bits() - 1))) ||
+    bool fits = t.bits() >= 64 ||
+                (t.is_int() && stop >= -(int64_t{1} << (t.bits() - 1)) &&
+                 stop < (int64_t{1} << (t.bits() - 1))) ||
                 (t.is_uint() && stop >= 0 && stop < (int64_t{1} << t.bits()));
     if (fits && !(t.is_uint() && t.bits() == 64 && stop < 0)) {
       IntImmNode imm(t, stop);
@@ -359,8 +380,10 @@ void Printer::PrintStmt(const Stmt& s, int indent) {
     return;
   }
   switch (s.kind()) {
-    case StmtKind::kFor: return PrintFor(s.as<ForNode>(), indent);
-    case StmtKind::kBlockRealize: return PrintBlock(s.as<BlockRealizeNode>(), indent);
+    case StmtKind::kFor:
+      return PrintFor(s.as<ForNode>(), indent);
+    case StmtKind::kBlockRealize:
+      return PrintBlock(s.as<BlockRealizeNode>(), indent);
     case StmtKind::kBufferStore: {
       const auto* op = s.as<BufferStoreNode>();
       std::string lhs = BufName(op->buffer) + "[";
@@ -442,8 +465,8 @@ void Printer::PrintFor(const ForNode* op, int indent) {
       iter += ")";
     }
     names_.Push();
-    head = "for " + names_.Define(op->loop_var.get(), op->loop_var.name(), "i") + " in " + iter +
-           ":";
+    head =
+        "for " + names_.Define(op->loop_var.get(), op->loop_var.name(), "i") + " in " + iter + ":";
   }
   Line(indent, head);
   for (const auto* f : chain) loops_[f->loop_var.get()] = f;
@@ -486,9 +509,9 @@ void Printer::PrintBlock(const BlockRealizeNode* op, int indent) {
   } else {
     for (size_t i = 0; i < b.iter_vars.size(); ++i) {
       const IterVar& iv = b.iter_vars[i];
-      std::string dom = IsConstInt(iv.dom.min, 0)
-                            ? P(iv.dom.extent, kOr)
-                            : "(" + P(iv.dom.min, kOr) + ", " + Stop(iv.dom.min, iv.dom.extent) + ")";
+      std::string dom = IsConstInt(iv.dom.min, 0) ? P(iv.dom.extent, kOr)
+                                                  : "(" + P(iv.dom.min, kOr) + ", " +
+                                                        Stop(iv.dom.min, iv.dom.extent) + ")";
       std::string binding = i < bindings.size() ? bindings[i] : "None";
       Line(indent, names_.Define(iv.var.get(), iv.var.name(), "v") + " = T.axis." +
                        IterTypeFunc(iv.iter_type) + "(" + dom + ", " + binding + ")");
@@ -614,11 +637,21 @@ std::string PyStringLiteral(const std::string& s) {
   std::string out = "\"";
   for (unsigned char c : s) {
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      case '\r': out += "\\r"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
       default:
         if (c < 0x20 || c >= 0x7f) {
           char h[8];

@@ -84,8 +84,8 @@ class Lexer {
   void Indentation() {
     int width = 0;
     size_t p = pos_;
-    while (p < src_.size() && (src_[p] == ' ' || src_[p] == '\t' || src_[p] == '\r' ||
-                               src_[p] == '\f')) {
+    while (p < src_.size() &&
+           (src_[p] == ' ' || src_[p] == '\t' || src_[p] == '\r' || src_[p] == '\f')) {
       if (src_[p] == '\t') {
         Fail(line_, static_cast<int>(p - pos_) + 1, "tabs are not allowed in indentation");
       }
@@ -202,19 +202,35 @@ class Lexer {
       int eline = line_, ecol = col_;
       Advance();
       switch (e) {
-        case 'n': value += '\n'; break;
-        case 't': value += '\t'; break;
-        case 'r': value += '\r'; break;
-        case '0': value += '\0'; break;
-        case '\\': value += '\\'; break;
-        case '\'': value += '\''; break;
-        case '"': value += '"'; break;
+        case 'n':
+          value += '\n';
+          break;
+        case 't':
+          value += '\t';
+          break;
+        case 'r':
+          value += '\r';
+          break;
+        case '0':
+          value += '\0';
+          break;
+        case '\\':
+          value += '\\';
+          break;
+        case '\'':
+          value += '\'';
+          break;
+        case '"':
+          value += '"';
+          break;
         case 'x': {
           int v = 0;
           for (int i = 0; i < 2; ++i) {
             char h = pos_ < src_.size() ? src_[pos_] : '\0';
-            int d = IsDigit(h) ? h - '0' : (h >= 'a' && h <= 'f') ? h - 'a' + 10
-                                        : (h >= 'A' && h <= 'F') ? h - 'A' + 10 : -1;
+            int d = IsDigit(h)               ? h - '0'
+                    : (h >= 'a' && h <= 'f') ? h - 'a' + 10
+                    : (h >= 'A' && h <= 'F') ? h - 'A' + 10
+                                             : -1;
             if (d < 0) Fail(eline, ecol - 1, "invalid \\x escape: expected two hex digits");
             v = v * 16 + d;
             Advance();
@@ -222,7 +238,8 @@ class Lexer {
           value += static_cast<char>(v);
           break;
         }
-        default: Fail(eline, ecol - 1, std::string("unknown escape sequence '\\") + e + "'");
+        default:
+          Fail(eline, ecol - 1, std::string("unknown escape sequence '\\") + e + "'");
       }
     }
     Push(TokKind::kString, std::move(value), line, col);
@@ -249,12 +266,18 @@ std::string Describe(const Token& t) {
     case TokKind::kName:
     case TokKind::kInt:
     case TokKind::kFloat:
-    case TokKind::kOp: return "'" + t.text + "'";
-    case TokKind::kString: return "a string";
-    case TokKind::kNewline: return "end of line";
-    case TokKind::kIndent: return "an indented block";
-    case TokKind::kDedent: return "the end of an indented block";
-    case TokKind::kEnd: return "end of input";
+    case TokKind::kOp:
+      return "'" + t.text + "'";
+    case TokKind::kString:
+      return "a string";
+    case TokKind::kNewline:
+      return "end of line";
+    case TokKind::kIndent:
+      return "an indented block";
+    case TokKind::kDedent:
+      return "the end of an indented block";
+    case TokKind::kEnd:
+      return "end of input";
   }
   return "?";
 }

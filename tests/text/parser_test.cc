@@ -1,9 +1,10 @@
 // Parser: the TVMScript variants it accepts, and its error messages with
 // their exact locations.
+#include "ir/parser.h"
+
 #include <gtest/gtest.h>
 
 #include "ir/op.h"
-#include "ir/parser.h"
 #include "ir/printer.h"
 
 namespace kiln::ir {
@@ -20,9 +21,8 @@ void ExpectError(const std::string& text, int line, int col, const std::string& 
     EXPECT_EQ(e.loc().line, line) << e.what();
     EXPECT_EQ(e.loc().col, col) << e.what();
     EXPECT_NE(e.message().find(msg), std::string::npos) << e.what();
-    EXPECT_EQ(std::string(e.what()).rfind("t.py:" + std::to_string(line) + ":" +
-                                              std::to_string(col) + ": error: ",
-                                          0),
+    EXPECT_EQ(std::string(e.what()).rfind(
+                  "t.py:" + std::to_string(line) + ":" + std::to_string(col) + ": error: ", 0),
               0u)
         << e.what();
   }
@@ -65,8 +65,9 @@ TEST(ParserErrors, ExpectedIndentedBlock) {
 }
 
 TEST(ParserErrors, UnknownDataType) {
-  ExpectError(std::string(kHeader) + "def main(A: T.Buffer((4,), \"float33\")):\n    T.evaluate(0)\n",
-              4, 28, "unknown data type \"float33\"");
+  ExpectError(
+      std::string(kHeader) + "def main(A: T.Buffer((4,), \"float33\")):\n    T.evaluate(0)\n", 4,
+      28, "unknown data type \"float33\"");
 }
 
 TEST(ParserErrors, UnterminatedString) {
@@ -109,9 +110,10 @@ TEST(ParserErrors, RemapMismatch) {
 TEST(ParserErrors, BlockMetaOutsideBlock) {
   ExpectError(Func("    T.reads(A[0, 0])\n    T.evaluate(0)\n"), 5, 5,
               "T.reads must be directly inside a block");
-  ExpectError(Func("    with T.block(\"C\"):\n        for i in range(4):\n            with T.init():\n"
-                   "                T.evaluate(0)\n        T.evaluate(0)\n"),
-              7, 18, "T.init() must be directly inside a block");
+  ExpectError(
+      Func("    with T.block(\"C\"):\n        for i in range(4):\n            with T.init():\n"
+           "                T.evaluate(0)\n        T.evaluate(0)\n"),
+      7, 18, "T.init() must be directly inside a block");
 }
 
 TEST(ParserErrors, BlockOrderTheTextFormRelyOn) {
@@ -202,13 +204,16 @@ def two_elementwise(a: T.handle, c: T.handle) -> None:
   EXPECT_TRUE(f.attrs.at("tir.noalias").dtype().is_bool());
   std::string text = ToText(f);
   EXPECT_EQ(ToText(ParseFunc(text)), text);
-  EXPECT_NE(text.find("def two_elementwise(A: T.Buffer((128, 128), \"float32\"), C: T.Buffer((128, 128), \"float32\")):\n"
-                      "    T.func_attr({\"global_symbol\": \"main\", \"tir.noalias\": T.bool(True)})\n"
-                      "    # with T.block(\"root\"):\n    B = T.alloc_buffer((128, 128))\n"),
-            std::string::npos)
+  EXPECT_NE(
+      text.find("def two_elementwise(A: T.Buffer((128, 128), \"float32\"), C: T.Buffer((128, 128), "
+                "\"float32\")):\n"
+                "    T.func_attr({\"global_symbol\": \"main\", \"tir.noalias\": T.bool(True)})\n"
+                "    # with T.block(\"root\"):\n    B = T.alloc_buffer((128, 128))\n"),
+      std::string::npos)
       << text;
   EXPECT_NE(text.find("B[vi, vj] = A[vi, vj] * T.float32(2.0)"), std::string::npos) << text;
-  EXPECT_NE(text.find("for j in T.thread_binding(128, thread=\"threadIdx.x\"):"), std::string::npos);
+  EXPECT_NE(text.find("for j in T.thread_binding(128, thread=\"threadIdx.x\"):"),
+            std::string::npos);
   EXPECT_NE(text.find("vi, vj = T.axis.remap(\"SR\", [i, j])"), std::string::npos) << text;
 }
 
@@ -233,11 +238,12 @@ TEST(Parser, ExplicitRootAndMultipleFunctions) {
 }
 
 TEST(Parser, ConstantsKeepTheirTypeAndValue) {
-  PrimFunc f = ParseFunc(Func(
-      "    A[0, 0] = T.float32(-3.4028234663852886e+38)\n"
-      "    A[0, 1] = T.float32(\"-inf\")\n"
-      "    A[0, 2] = T.Cast(\"float32\", T.int64(-9223372036854775808) + T.uint64(18446744073709551615))\n"
-      "    A[0, 3] = T.Cast(\"float32\", -2147483648)\n"));
+  PrimFunc f =
+      ParseFunc(Func("    A[0, 0] = T.float32(-3.4028234663852886e+38)\n"
+                     "    A[0, 1] = T.float32(\"-inf\")\n"
+                     "    A[0, 2] = T.Cast(\"float32\", T.int64(-9223372036854775808) + "
+                     "T.uint64(18446744073709551615))\n"
+                     "    A[0, 3] = T.Cast(\"float32\", -2147483648)\n"));
   const auto& seq = f.root_block().body.as<SeqStmtNode>()->seq;
   double v = 0;
   ASSERT_TRUE(AsConstFloat(seq[0].as<BufferStoreNode>()->value, &v));

@@ -1,5 +1,7 @@
 // Printing hand-built functions: golden text, and print -> parse -> print is
 // a fixed point.
+#include "ir/printer.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -7,7 +9,6 @@
 
 #include "ir/op.h"
 #include "ir/parser.h"
-#include "ir/printer.h"
 
 namespace kiln::ir {
 namespace {
@@ -21,9 +22,8 @@ std::string RoundTrip(const PrimFunc& f) {
   return text;
 }
 
-Buffer Buf(const std::string& name, std::vector<int64_t> shape,
-           DataType t = DataType::Float32(), const std::string& scope = "global",
-           DataType index = DataType::Int32()) {
+Buffer Buf(const std::string& name, std::vector<int64_t> shape, DataType t = DataType::Float32(),
+           const std::string& scope = "global", DataType index = DataType::Int32()) {
   std::vector<Expr> s;
   for (int64_t d : shape) s.push_back(IntImm(d, index));
   return Buffer(name, t, s, scope);
@@ -52,8 +52,8 @@ PrimFunc Matmul() {
   b.reads = {Point(A, {vi, vk}), Point(B, {vk, vj})};
   b.writes = {Point(C, {vi, vj})};
   b.init = BufferStore(C, FloatImm(0.0), {vi, vj});
-  b.body = BufferStore(C, BufferLoad(C, {vi, vj}) + BufferLoad(A, {vi, vk}) * BufferLoad(B, {vk, vj}),
-                       {vi, vj});
+  b.body = BufferStore(
+      C, BufferLoad(C, {vi, vj}) + BufferLoad(A, {vi, vk}) * BufferLoad(B, {vk, vj}), {vi, vj});
   Stmt body = Block(std::move(b), {i, j, k});
   body = For(k, IntImm(0), n, ForKind::kSerial, body);
   body = For(j, IntImm(0), n, ForKind::kSerial, body);
@@ -88,7 +88,8 @@ def main(A: T.Buffer((128, 128), "float32"), B: T.Buffer((128, 128), "float32"),
 // name clashes the printer must resolve.
 PrimFunc SoftmaxLike() {
   Buffer A = Buf("A", {4, 16}), out = Buf("out", {4, 16});
-  Buffer mx = Buf("red", {4}), ex = Buf("red", {4, 16}), sum = Buf("sum", {4}, DataType::Float32(), "local");
+  Buffer mx = Buf("red", {4}), ex = Buf("red", {4, 16}),
+         sum = Buf("sum", {4}, DataType::Float32(), "local");
   auto reduce = [&](const std::string& name, const Buffer& dst, Expr init, auto update,
                     const Buffer& src) {
     Var i("i"), k("k"), vi("v"), vk("v");
@@ -115,12 +116,13 @@ PrimFunc SoftmaxLike() {
     return For(i, IntImm(0), IntImm(4), ForKind::kSerial,
                For(j, IntImm(0), IntImm(16), ForKind::kSerial, Block(std::move(b), {i, j})));
   };
-  Stmt s1 = reduce("max", mx, MinValue(DataType::Float32()),
-                   [](Expr a, Expr b) { return Max(a, b); }, A);
+  Stmt s1 = reduce(
+      "max", mx, MinValue(DataType::Float32()), [](Expr a, Expr b) { return Max(a, b); }, A);
   Stmt s2 = ewise("exp", ex, [&](Expr i, Expr j) {
     return Call(CallOp::kExp, {BufferLoad(A, {i, j}) - BufferLoad(mx, {i})});
   });
-  Stmt s3 = reduce("sum", sum, FloatImm(0.0), [](Expr a, Expr b) { return a + b; }, ex);
+  Stmt s3 = reduce(
+      "sum", sum, FloatImm(0.0), [](Expr a, Expr b) { return a + b; }, ex);
   Stmt s4 = ewise("norm", out, [&](Expr i, Expr j) {
     return BufferLoad(ex, {i, j}) / BufferLoad(sum, {i});
   });
@@ -175,8 +177,9 @@ TEST(Printer, VectorRampBroadcast) {
   Buffer A = Buf("A", {64}), B = Buf("B", {64});
   Var i("i");
   Expr idx = Ramp(i * 4, IntImm(1), 4);
-  Stmt store = BufferStore(B, BufferLoad(A, {idx}) * Broadcast(FloatImm(2.0), 4) +
-                                  Cast(DataType::Float(32, 4), Ramp(IntImm(0), IntImm(2), 4)),
+  Stmt store = BufferStore(B,
+                           BufferLoad(A, {idx}) * Broadcast(FloatImm(2.0), 4) +
+                               Cast(DataType::Float(32, 4), Ramp(IntImm(0), IntImm(2), 4)),
                            {idx});
   BlockNode b;
   b.name = "vec";
@@ -187,9 +190,10 @@ TEST(Printer, VectorRampBroadcast) {
   f.params = {A, B};
   f.body = MakeRootBody(Block(std::move(b), {}));
   std::string text = RoundTrip(f);
-  EXPECT_NE(text.find("B[T.Ramp(i * 4, 1, 4)] = A[T.Ramp(i * 4, 1, 4)] * T.Broadcast(T.float32(2.0), 4)"
-                      " + T.Cast(\"float32x4\", T.Ramp(0, 2, 4))"),
-            std::string::npos)
+  EXPECT_NE(
+      text.find("B[T.Ramp(i * 4, 1, 4)] = A[T.Ramp(i * 4, 1, 4)] * T.Broadcast(T.float32(2.0), 4)"
+                " + T.Cast(\"float32x4\", T.Ramp(0, 2, 4))"),
+      std::string::npos)
       << text;
 }
 
@@ -247,15 +251,18 @@ TEST(Printer, Int64ShapesAndBounds) {
                  {vj, {IntImm(1, i64), IntImm(128, i64)}, IterType::kDataPar}};
   b.reads = {BufferRegion{A, {{vi, IntImm(1, i64)}, {vj - 1, IntImm(3, i64)}}}};
   b.writes = {Point(B, {vi, vj - 1})};
-  b.body = BufferStore(B, BufferLoad(A, {vi, vj}) + FloatImm(1.5, DataType::Float(16)), {vi, vj - 1});
+  b.body =
+      BufferStore(B, BufferLoad(A, {vi, vj}) + FloatImm(1.5, DataType::Float(16)), {vi, vj - 1});
   Stmt body = Block(std::move(b), {i, j});
   body = For(j, IntImm(1, i64), IntImm(128, i64), ForKind::kParallel, body);
   body = For(i, IntImm(0, i64), IntImm(256, i64), ForKind::kSerial, body);
   PrimFunc f;
   f.params = {A, B};
   std::string text = RoundTrip((f.body = MakeRootBody(body), f));
-  EXPECT_NE(text.find("for i in range(T.int64(256)):\n        for j in T.parallel(T.int64(1), T.int64(129)):"),
-            std::string::npos)
+  EXPECT_NE(
+      text.find(
+          "for i in range(T.int64(256)):\n        for j in T.parallel(T.int64(1), T.int64(129)):"),
+      std::string::npos)
       << text;
   EXPECT_NE(text.find("vi = T.axis.spatial(T.int64(256), i)\n"), std::string::npos) << text;
   EXPECT_NE(text.find("vj = T.axis.spatial((T.int64(1), T.int64(129)), j)\n"), std::string::npos);
@@ -271,7 +278,8 @@ TEST(Printer, Int64ShapesAndBounds) {
 
 // One function using every expression kind and statement kind.
 TEST(Printer, EveryExpressionKind) {
-  Buffer A = Buf("A", {8}), I = Buf("I", {8}, DataType::Int32()), M = Buf("M", {8}, DataType::Bool());
+  Buffer A = Buf("A", {8}), I = Buf("I", {8}, DataType::Int32()),
+         M = Buf("M", {8}, DataType::Bool());
   Var i("i"), x("x");
   Expr a = BufferLoad(A, {i}), n = BufferLoad(I, {i});
   std::vector<Stmt> stores;
@@ -290,12 +298,15 @@ TEST(Printer, EveryExpressionKind) {
   st(A, Select(LT(a, FloatImm(0.0)), Neg(a), a));
   st(A, IfThenElse(And(GE(n, IntImm(0)), Not(Or(EQ(n, IntImm(1)), NE(n, IntImm(2))))), a,
                    FloatImm(std::numeric_limits<double>::infinity())));
-  st(M, And(Not(LE(a, FloatImm(1e-05))), GT(a, FloatImm(-std::numeric_limits<double>::infinity()))));
+  st(M,
+     And(Not(LE(a, FloatImm(1e-05))), GT(a, FloatImm(-std::numeric_limits<double>::infinity()))));
   st(M, EQ(LT(n, IntImm(2)), BoolImm(false)));
   st(A, FloatImm(std::nan("")));
   st(I, Cast(DataType::Int32(), Cast(DataType::UInt(8), n) + IntImm(255, DataType::UInt(8))));
-  st(A, Cast(DataType::Float32(), Cast(DataType::BFloat16(), a) * FloatImm(0.1, DataType::BFloat16())));
-  st(A, Cast(DataType::Float32(), Cast(DataType::Float64(), a) + FloatImm(1e300, DataType::Float64())));
+  st(A, Cast(DataType::Float32(),
+             Cast(DataType::BFloat16(), a) * FloatImm(0.1, DataType::BFloat16())));
+  st(A, Cast(DataType::Float32(),
+             Cast(DataType::Float64(), a) + FloatImm(1e300, DataType::Float64())));
   for (int op = 1; op < static_cast<int>(CallOp::kCount_); ++op) {
     CallOp c = static_cast<CallOp>(op);
     std::vector<Expr> args(static_cast<size_t>(CallOpArity(c)), a);
@@ -349,7 +360,8 @@ TEST(Printer, EveryExpressionKind) {
   const auto* first = seq_back->seq[0].as<BufferStoreNode>();
   ASSERT_EQ(first->value.kind(), ExprKind::kSub);
   EXPECT_EQ(first->value.as<BinaryNode>()->b.kind(), ExprKind::kSub);
-  const auto* neg = seq_back->seq[6].as<BufferStoreNode>()->value.as<BinaryNode>()->b.as<BinaryNode>();
+  const auto* neg =
+      seq_back->seq[6].as<BufferStoreNode>()->value.as<BinaryNode>()->b.as<BinaryNode>();
   ASSERT_NE(neg, nullptr);  // 0 - 3 stays a subtraction
   EXPECT_EQ(neg->a.kind(), ExprKind::kIntImm);
 }
@@ -373,20 +385,23 @@ TEST(Printer, Names) {
   // Invalid, reserved and clashing hints become unique identifiers.
   Buffer a = Buf("in", {4}), b = Buf("in", {4}), c = Buf("T", {4}), d = Buf("2x.y", {4});
   Var i("for"), j("");
-  Stmt body = For(i, IntImm(0), IntImm(4), ForKind::kSerial,
-                  For(j, IntImm(0), IntImm(4), ForKind::kSerial,
-                      BufferStore(d, BufferLoad(a, {i}) + BufferLoad(b, {j}) + BufferLoad(c, {i}),
-                                  {j})));
+  Stmt body =
+      For(i, IntImm(0), IntImm(4), ForKind::kSerial,
+          For(j, IntImm(0), IntImm(4), ForKind::kSerial,
+              BufferStore(d, BufferLoad(a, {i}) + BufferLoad(b, {j}) + BufferLoad(c, {i}), {j})));
   PrimFunc f;
   f.params = {a, b, c, d};
   f.body = MakeRootBody(body);
   std::string text = RoundTrip(f);
-  EXPECT_NE(text.find("def main(in_1: T.Buffer((4,), \"float32\"), in_2: T.Buffer((4,), \"float32\"), "
-                      "T_1: T.Buffer((4,), \"float32\"), _2x_y: T.Buffer((4,), \"float32\")):"),
-            std::string::npos)
+  EXPECT_NE(
+      text.find("def main(in_1: T.Buffer((4,), \"float32\"), in_2: T.Buffer((4,), \"float32\"), "
+                "T_1: T.Buffer((4,), \"float32\"), _2x_y: T.Buffer((4,), \"float32\")):"),
+      std::string::npos)
       << text;
-  EXPECT_NE(text.find("for for_1, i in T.grid(4, 4):\n        _2x_y[i] = in_1[for_1] + in_2[i] + T_1[for_1]"),
-            std::string::npos)
+  EXPECT_NE(
+      text.find(
+          "for for_1, i in T.grid(4, 4):\n        _2x_y[i] = in_1[for_1] + in_2[i] + T_1[for_1]"),
+      std::string::npos)
       << text;
 }
 

@@ -21,8 +21,8 @@ std::string ReadFile(const std::filesystem::path& p) {
 
 std::vector<std::filesystem::path> DataFiles() {
   std::vector<std::filesystem::path> out;
-  for (const auto& e : std::filesystem::directory_iterator(
-           std::filesystem::path(KILN_SOURCE_DIR) / "tests/data/tvmscript")) {
+  for (const auto& e : std::filesystem::directory_iterator(std::filesystem::path(KILN_SOURCE_DIR) /
+                                                           "tests/data/tvmscript")) {
     if (e.path().extension() == ".py") out.push_back(e.path());
   }
   std::sort(out.begin(), out.end());
