@@ -257,5 +257,41 @@ TEST(Parser, ConstantsKeepTheirTypeAndValue) {
   EXPECT_EQ(ToText(ParseFunc(text)), text);
 }
 
+// Inputs that are easy to print wrongly: each must reach a fixed point after
+// one print.
+TEST(Parser, TrickyInputsReachFixedPoint) {
+  const char* bodies[] = {
+      // Negative literals, unary minus, mixed integer widths.
+      "    A[0, 0] = T.Cast(\"float32\", -2147483648 - -(5) + - -3)\n"
+      "    A[0, 1] = -A[0, 0] * -T.float32(2.5)\n"
+      "    A[0, 2] = T.Cast(\"float32\", T.int64(3) + 2 * T.Cast(\"int8\", 1))\n",
+      // Shadowing and sibling reuse of names.
+      "    for i in range(4):\n        for i in range(4):\n            A[i, i] = T.float32(1)\n"
+      "    for i in range(4):\n        A[i, 0] = T.float32(2)\n",
+      // An inner extent depending on the outer loop breaks the grid.
+      "    for i in range(4):\n        for j in range(i):\n            for k in range(3):\n"
+      "                A[i, j] = T.float32(0)\n",
+      // A lone block named "root" inside the implicit root, with and without
+      // function-level allocations.
+      "    with T.block(\"root\"):\n        with T.block(\"root\"):\n            T.evaluate(0)\n",
+      "    B = T.alloc_buffer((4,))\n    with T.block(\"root\"):\n        B[0] = T.float32(0)\n",
+      // Region bounds of every shape.
+      "    for i in range(4):\n        with T.block(\"b\"):\n            vi = T.axis.spatial((1, 5), i + 1)\n"
+      "            T.reads(A[vi - 1:vi + 2, 0:i], A[2:vi, T.int64(0):T.int64(4)])\n"
+      "            T.writes(A[i * 2:i * 2 + (i + 1), i:i + 4 - i])\n            T.evaluate(vi)\n",
+      // Comparisons and logic needing parentheses.
+      "    T.evaluate(T.Select((1 < 2) == (not True), (1 < 2) != False, not (True and False or True)))\n",
+  };
+  for (const char* body : bodies) {
+    std::string text = Func(body);
+    SCOPED_TRACE(text);
+    std::string printed;
+    ASSERT_NO_THROW(printed = ToText(ParseFunc(text)));
+    std::string again;
+    ASSERT_NO_THROW(again = ToText(ParseFunc(printed))) << printed;
+    EXPECT_EQ(again, printed);
+  }
+}
+
 }  // namespace
 }  // namespace kiln::ir
