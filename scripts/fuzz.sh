@@ -28,4 +28,5 @@ artifacts="$build/parser_artifacts"
 mkdir -p "$artifacts"
 echo "fuzzing the parser for ${seconds}s (corpus: $corpus)"
 "$build/fuzz/parser_fuzz" "$corpus" -max_total_time="$seconds" -max_len=8192 -timeout=10 \
-  -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$artifacts/"
+  -dict="$root/fuzz/parser_fuzz.dict" -rss_limit_mb=2048 -print_final_stats=1 \
+  -artifact_prefix="$artifacts/"
