@@ -219,6 +219,10 @@ class BoundEvaluator {
 
 }  // namespace
 
+ConstIntBound BoundAdd(const ConstIntBound& a, const ConstIntBound& b) { return AddB(a, b); }
+ConstIntBound BoundMul(const ConstIntBound& a, const ConstIntBound& b) { return MulB(a, b); }
+ConstIntBound BoundUnion(const ConstIntBound& a, const ConstIntBound& b) { return Union(a, b); }
+
 ConstIntBound ConstIntBound::OfType(DataType t) {
   if (t.is_bool()) return {0, 1};
   if (t.is_int()) {

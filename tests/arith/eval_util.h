@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <random>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -92,6 +93,27 @@ inline std::optional<int64_t> Eval(const Expr& e, const Env& env) {
     return WrapTo(t, *x);
   }
   return std::nullopt;
+}
+
+// A compact infix spelling for failure messages.
+inline std::string Str(const Expr& e) {
+  if (!e.defined()) return "<undef>";
+  if (const auto* i = e.as<IntImmNode>()) return std::to_string(i->value);
+  if (const auto* f = e.as<FloatImmNode>()) return std::to_string(f->value);
+  if (const auto* v = e.as<VarNode>()) return v->name;
+  if (const auto* b = e.as<BinaryNode>()) {
+    static const char* kSym[] = {"+", "-", "*", "/", " truncmod ", "//", "%", " min ", " max ",
+                                 "==", "!=", "<", "<=", ">", ">=", " and ", " or "};
+    int k = static_cast<int>(e.kind()) - static_cast<int>(ExprKind::kAdd);
+    return "(" + Str(b->a) + kSym[k] + Str(b->b) + ")";
+  }
+  if (const auto* n = e.as<NotNode>()) return "!" + Str(n->a);
+  if (const auto* s = e.as<SelectNode>()) {
+    return "select(" + Str(s->condition) + ", " + Str(s->true_value) + ", " +
+           Str(s->false_value) + ")";
+  }
+  if (const auto* c = e.as<CastNode>()) return e.dtype().str() + "(" + Str(c->value) + ")";
+  return "<expr>";
 }
 
 // Random integer expressions over vars, with small constants, built through
