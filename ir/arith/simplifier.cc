@@ -370,6 +370,7 @@ LinearSum Simplifier::Sum(const Expr& e) {
       const auto* op = e.as<BinaryNode>();
       LinearSum s = Sum(op->a);
       s.Add(Sum(op->b), e.kind() == ExprKind::kAdd ? 1 : -1);
+      MergeDivModPairs(&s);
       return s;
     }
     case ExprKind::kMul: {
@@ -402,6 +403,65 @@ LinearSum Simplifier::Sum(const Expr& e) {
   int64_t v;
   if (AsConstInt(r, &v)) return LinearSum::Const(t, v);
   return LinearSum::Atom(r);
+}
+
+void Simplifier::MergeDivModPairs(LinearSum* s) {
+  // k*c * (x // c) + k * (x % c) = k * x, for floor and for truncating pairs.
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    for (size_t i = 0; i < s->terms.size() && !changed; ++i) {
+      const auto* mod = s->terms[i].expr.as<BinaryNode>();
+      if (!mod) continue;
+      ExprKind mk = s->terms[i].expr.kind();
+      if (mk != ExprKind::kFloorMod && mk != ExprKind::kMod) continue;
+      ExprKind dk = mk == ExprKind::kFloorMod ? ExprKind::kFloorDiv : ExprKind::kDiv;
+      int64_t c, k = s->terms[i].coeff, kc;
+      if (!AsConstInt(mod->b, &c) || __builtin_mul_overflow(k, c, &kc)) continue;
+      for (size_t j = 0; j < s->terms.size(); ++j) {
+        const auto* div = s->terms[j].expr.as<BinaryNode>();
+        if (!div || s->terms[j].expr.kind() != dk || s->terms[j].coeff != kc) continue;
+        if (!ExprEqual(div->b, mod->b) || !ExprEqual(div->a, mod->a)) continue;
+        Expr x = mod->a;
+        std::vector<LinearSum::Term> kept;
+        for (size_t t = 0; t < s->terms.size(); ++t) {
+          if (t != i && t != j) kept.push_back(s->terms[t]);
+        }
+        s->terms = std::move(kept);
+        s->Add(Sum(x), k);
+        changed = true;
+        break;
+      }
+    }
+    // k * x - k*c * (x // c) = k * (x % c), when the sum holds all of k * x.
+    for (size_t j = 0; j < s->terms.size() && !changed; ++j) {
+      const auto* div = s->terms[j].expr.as<BinaryNode>();
+      ExprKind dk = s->terms[j].expr.kind();
+      if (!div || (dk != ExprKind::kFloorDiv && dk != ExprKind::kDiv)) continue;
+      int64_t c;
+      if (!AsConstInt(div->b, &c) || c <= 0 || s->terms[j].coeff % c != 0) continue;
+      int64_t k = -(s->terms[j].coeff / c);
+      LinearSum x = Sum(div->a);
+      if (x.is_const()) continue;
+      bool all = true;
+      for (const auto& xt : x.terms) {
+        bool found = false;
+        for (size_t t = 0; t < s->terms.size() && !found; ++t) {
+          found = t != j && ExprEqual(s->terms[t].expr, xt.expr) &&
+                  s->terms[t].coeff == static_cast<int64_t>(static_cast<uint64_t>(xt.coeff) *
+                                                            static_cast<uint64_t>(k));
+        }
+        all = all && found;
+      }
+      if (!all) continue;
+      LinearSum mod = dk == ExprKind::kFloorDiv ? SumFloorMod(x, c) : SumTrunc(ExprKind::kMod, x, c);
+      mod.Scale(k);
+      s->terms.erase(s->terms.begin() + static_cast<std::ptrdiff_t>(j));
+      s->Add(x, -k);
+      s->Add(mod);
+      changed = true;
+    }
+  }
 }
 
 LinearSum Simplifier::SumMul(LinearSum a, LinearSum b) {

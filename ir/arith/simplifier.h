@@ -26,6 +26,7 @@ class Simplifier {
   Expr SimplifyNot(const Expr& a);
   Expr SimplifyOther(const Expr& e);
 
+  void MergeDivModPairs(LinearSum* s);
   LinearSum SumMul(LinearSum a, LinearSum b);
   LinearSum SumFloorDiv(LinearSum a, int64_t c);
   LinearSum SumFloorMod(LinearSum a, int64_t c);

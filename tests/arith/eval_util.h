@@ -128,7 +128,7 @@ class ExprGen {
       if (Pick(3) == 0) return IntImm(Pick(9) - 4, t);
       return vars_[Pick(static_cast<int>(vars_.size()))];
     }
-    int k = Pick(12);
+    int k = Pick(14);
     auto sub = [&] { return Int(depth - 1); };
     auto cst = [&] { return IntImm(Pick(7) + 1, t); };  // positive divisor
     switch (k) {
@@ -143,6 +143,16 @@ class ExprGen {
       case 8: return Div(sub(), cst());
       case 9: return TruncMod(sub(), cst());
       case 10: return Mul(sub(), sub());
+      case 11: {  // split pieces that recombine (or nearly do)
+        Expr x = sub(), c = cst();
+        int64_t k = Pick(5) - 2, cv = static_cast<const IntImmNode*>(c.get())->value;
+        return Add(Mul(FloorDiv(x, c), IntImm(k * cv + (Pick(4) == 0 ? 1 : 0), t)),
+                   Mul(FloorMod(x, c), IntImm(k, t)));
+      }
+      case 12: {
+        Expr x = sub(), c = cst();
+        return Sub(Add(x, sub()), Mul(FloorDiv(x, c), c));
+      }
       default: return Add(Mul(sub(), IntImm(Pick(5) + 1, t)), sub());
     }
   }

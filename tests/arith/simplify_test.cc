@@ -175,6 +175,31 @@ TEST(Simplify, NestedDivMod) {
   EXPECT_EQ(an.Simplify(Div(Div(x, C(4)), C(8))).kind(), ExprKind::kDiv);
 }
 
+TEST(Simplify, DivModPairsRecombine) {
+  Analyzer an;
+  Var x("x"), y("y");
+  EXPECT_SIMPLIFIES(an, FloorDiv(x, C(4)) * 4 + FloorMod(x, C(4)), x);
+  EXPECT_SIMPLIFIES(an, FloorMod(x + y, C(8)) * 3 + FloorDiv(x + y, C(8)) * 24, x * 3 + y * 3);
+  EXPECT_SIMPLIFIES(an, Div(x, C(4)) * 4 + TruncMod(x, C(4)), x);
+  EXPECT_SIMPLIFIES(an, x - FloorDiv(x, C(4)) * 4, FloorMod(x, C(4)));
+  EXPECT_SIMPLIFIES(an, (x + y) * 2 - FloorDiv(x + y, C(4)) * 8 + 1, FloorMod(x + y, C(4)) * 2 + 1);
+  EXPECT_SIMPLIFIES(an, x - FloorDiv(x + y, C(4)) * 4, x - FloorDiv(x + y, C(4)) * 4);
+  // Mismatched pieces stay apart.
+  EXPECT_SIMPLIFIES(an, FloorDiv(x, C(4)) * 2 + FloorMod(x, C(4)),
+                    FloorDiv(x, C(4)) * 2 + FloorMod(x, C(4)));
+  EXPECT_SIMPLIFIES(an, FloorDiv(x, C(4)) * 4 + FloorMod(y, C(4)),
+                    FloorDiv(x, C(4)) * 4 + FloorMod(y, C(4)));
+  // Split then fuse back through bound values.
+  Var io("io"), ii("ii"), f("f");
+  an.Bind(f, R(0, 32));
+  an.Bind(io, FloorDiv(f, C(4)));
+  an.Bind(ii, FloorMod(f, C(4)));
+  EXPECT_SIMPLIFIES(an, io * 4 + ii, f);
+  Var s("s");
+  an.Bind(s, R(0, 4));
+  EXPECT_SIMPLIFIES(an, s - FloorDiv(s, C(4)) * 4, s);
+}
+
 TEST(Simplify, MinMaxWithProvableOrder) {
   Analyzer an;
   Var x("x"), y("y");
