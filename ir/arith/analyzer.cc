@@ -16,7 +16,8 @@ void Analyzer::Bind(const Var& v, const Range& r) {
 }
 
 void Analyzer::Bind(const Var& v, const Expr& value) {
-  if (!v.defined() || !value.defined()) throw IRError("Analyzer::Bind: undefined variable or value");
+  if (!v.defined() || !value.defined())
+    throw IRError("Analyzer::Bind: undefined variable or value");
   if (value.dtype() != v.dtype()) {
     throw IRError("Analyzer::Bind: variable " + v.name() + " of type " + v.dtype().str() +
                   " bound to a value of type " + value.dtype().str());

@@ -177,18 +177,26 @@ class BoundEvaluator {
       }
       B a = Eval(bin->a), b = Eval(bin->b);
       switch (e.kind()) {
-        case ExprKind::kAdd: return AddB(a, b);
-        case ExprKind::kSub: return AddB(a, NegB(b));
-        case ExprKind::kMul: return MulB(a, b);
-        case ExprKind::kDiv: return DivB(a, b, /*floor=*/false);
-        case ExprKind::kFloorDiv: return DivB(a, b, /*floor=*/true);
-        case ExprKind::kMod: return TruncModB(a, b);
-        case ExprKind::kFloorMod: return FloorModB(a, b);
+        case ExprKind::kAdd:
+          return AddB(a, b);
+        case ExprKind::kSub:
+          return AddB(a, NegB(b));
+        case ExprKind::kMul:
+          return MulB(a, b);
+        case ExprKind::kDiv:
+          return DivB(a, b, /*floor=*/false);
+        case ExprKind::kFloorDiv:
+          return DivB(a, b, /*floor=*/true);
+        case ExprKind::kMod:
+          return TruncModB(a, b);
+        case ExprKind::kFloorMod:
+          return FloorModB(a, b);
         case ExprKind::kMin:
           return {std::min(a.min_value, b.min_value), std::min(a.max_value, b.max_value)};
         case ExprKind::kMax:
           return {std::max(a.min_value, b.min_value), std::max(a.max_value, b.max_value)};
-        default: return B::OfType(t);
+        default:
+          return B::OfType(t);
       }
     }
     if (const auto* s = e.as<SelectNode>()) return Union(Eval(s->true_value), Eval(s->false_value));

@@ -28,7 +28,8 @@ int CompareImpl(const Expr& a, const Expr& b, bool identity) {
   if (int c = CompareType(a.dtype(), b.dtype())) return c;
   auto sub = [&](const Expr& x, const Expr& y) { return CompareImpl(x, y, identity); };
   switch (a.kind()) {
-    case ExprKind::kIntImm: return Cmp3(a.as<IntImmNode>()->value, b.as<IntImmNode>()->value);
+    case ExprKind::kIntImm:
+      return Cmp3(a.as<IntImmNode>()->value, b.as<IntImmNode>()->value);
     case ExprKind::kFloatImm: {
       double x = a.as<FloatImmNode>()->value, y = b.as<FloatImmNode>()->value;
       // Bitwise for NaN and signed zero, so equality is reflexive.
@@ -41,14 +42,16 @@ int CompareImpl(const Expr& a, const Expr& b, bool identity) {
       // Different variables: a tie in the order, but never equal.
       return identity ? 1 : 0;
     }
-    case ExprKind::kNot: return sub(a.as<NotNode>()->a, b.as<NotNode>()->a);
+    case ExprKind::kNot:
+      return sub(a.as<NotNode>()->a, b.as<NotNode>()->a);
     case ExprKind::kSelect: {
       const auto *x = a.as<SelectNode>(), *y = b.as<SelectNode>();
       if (int c = sub(x->condition, y->condition)) return c;
       if (int c = sub(x->true_value, y->true_value)) return c;
       return sub(x->false_value, y->false_value);
     }
-    case ExprKind::kCast: return sub(a.as<CastNode>()->value, b.as<CastNode>()->value);
+    case ExprKind::kCast:
+      return sub(a.as<CastNode>()->value, b.as<CastNode>()->value);
     case ExprKind::kCall: {
       const auto *x = a.as<CallNode>(), *y = b.as<CallNode>();
       if (int c = Cmp3(static_cast<int>(x->op), static_cast<int>(y->op))) return c;
@@ -81,7 +84,8 @@ int CompareImpl(const Expr& a, const Expr& b, bool identity) {
       }
       return 0;
     }
-    default: break;
+    default:
+      break;
   }
   if (const auto* x = a.as<BinaryNode>()) {
     const auto* y = b.as<BinaryNode>();

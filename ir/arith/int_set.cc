@@ -44,16 +44,23 @@ class SetEvaluator {
     if (!e.dtype().is_integer() || !e.dtype().is_scalar()) return IntervalSet::Everything();
     if (const auto* b = e.as<BinaryNode>()) {
       switch (e.kind()) {
-        case ExprKind::kAdd: return AddSets(Eval(b->a), Eval(b->b), false);
-        case ExprKind::kSub: return AddSets(Eval(b->a), Eval(b->b), true);
-        case ExprKind::kMul: return MulSets(Eval(b->a), Eval(b->b));
+        case ExprKind::kAdd:
+          return AddSets(Eval(b->a), Eval(b->b), false);
+        case ExprKind::kSub:
+          return AddSets(Eval(b->a), Eval(b->b), true);
+        case ExprKind::kMul:
+          return MulSets(Eval(b->a), Eval(b->b));
         case ExprKind::kFloorDiv:
-        case ExprKind::kDiv: return DivSets(e.kind(), Eval(b->a), Eval(b->b));
+        case ExprKind::kDiv:
+          return DivSets(e.kind(), Eval(b->a), Eval(b->b));
         case ExprKind::kFloorMod:
-        case ExprKind::kMod: return ModSets(e.kind(), Eval(b->a), Eval(b->b));
+        case ExprKind::kMod:
+          return ModSets(e.kind(), Eval(b->a), Eval(b->b));
         case ExprKind::kMin:
-        case ExprKind::kMax: return MinMaxSets(e.kind(), Eval(b->a), Eval(b->b));
-        default: return IntervalSet::Everything();
+        case ExprKind::kMax:
+          return MinMaxSets(e.kind(), Eval(b->a), Eval(b->b));
+        default:
+          return IntervalSet::Everything();
       }
     }
     if (const auto* s = e.as<SelectNode>()) {
@@ -67,7 +74,8 @@ class SetEvaluator {
       // Widening an integer keeps order; anything else may wrap.
       if (from.is_integer() && from.is_int() == to.is_int() && to.bits() >= from.bits()) {
         IntervalSet s = Eval(c->value);
-        return {s.min.defined() ? Cast(to, s.min) : Expr(), s.max.defined() ? Cast(to, s.max) : Expr()};
+        return {s.min.defined() ? Cast(to, s.min) : Expr(),
+                s.max.defined() ? Cast(to, s.max) : Expr()};
       }
     }
     return IntervalSet::Everything();
@@ -99,7 +107,8 @@ class SetEvaluator {
   }
 
   IntervalSet MulSets(const IntervalSet& a, const IntervalSet& b) {
-    if (a.is_single_point() && b.is_single_point()) return IntervalSet::SinglePoint(Mul(a.min, b.min));
+    if (a.is_single_point() && b.is_single_point())
+      return IntervalSet::SinglePoint(Mul(a.min, b.min));
     if (b.is_single_point()) return Scale(a, b.min);
     if (a.is_single_point()) return Scale(b, a.min);
     return ConstCorners(a, b, [](const Expr& x, const Expr& y) { return Mul(x, y); });
@@ -178,7 +187,8 @@ bool IntervalSet::is_single_point() const {
 }
 
 IntervalSet IntervalSet::FromRange(const Range& r, Analyzer* an) {
-  if (!r.min.defined() || !r.extent.defined()) throw IRError("IntervalSet::FromRange: undefined range");
+  if (!r.min.defined() || !r.extent.defined())
+    throw IRError("IntervalSet::FromRange: undefined range");
   Expr lo = an->Simplify(r.min);
   return {lo, an->Simplify(Sub(Add(r.min, r.extent), IntImm(1, r.extent.dtype())))};
 }
@@ -220,16 +230,17 @@ IntervalSet Intersect(const IntervalSet& a, const IntervalSet& b, Analyzer* an) 
 
 Range ToRange(const IntervalSet& s, Analyzer* an, const char* what) {
   if (!s.is_bounded()) {
-    throw IRError(std::string(what) + " is unbounded " +
-                  (s.has_lower_bound() ? "above" : (s.has_upper_bound() ? "below" : "on both sides")) +
-                  "; it has no finite range");
+    throw IRError(
+        std::string(what) + " is unbounded " +
+        (s.has_lower_bound() ? "above" : (s.has_upper_bound() ? "below" : "on both sides")) +
+        "; it has no finite range");
   }
   Expr extent = an->Simplify(Add(Sub(s.max, s.min), IntImm(1, s.max.dtype())));
   return {s.min, extent};
 }
 
-std::vector<Range> CoverRegion(const std::vector<std::vector<Expr>>& accesses,
-                               const IntSetMap& dom, Analyzer* an) {
+std::vector<Range> CoverRegion(const std::vector<std::vector<Expr>>& accesses, const IntSetMap& dom,
+                               Analyzer* an) {
   if (accesses.empty()) throw IRError("CoverRegion: no accesses");
   size_t rank = accesses[0].size();
   std::vector<Range> region;

@@ -51,7 +51,7 @@ Range ToRange(const IntervalSet& s, Analyzer* an, const char* what = "interval")
 // Region analysis: for accesses buffer[idx_0, ..., idx_{n-1}] (one index tuple
 // per access, all of the same rank), the per-dimension Range covering every
 // accessed element when the variables range over dom.
-std::vector<Range> CoverRegion(const std::vector<std::vector<Expr>>& accesses,
-                               const IntSetMap& dom, Analyzer* an);
+std::vector<Range> CoverRegion(const std::vector<std::vector<Expr>>& accesses, const IntSetMap& dom,
+                               Analyzer* an);
 
 }  // namespace kiln::ir::arith

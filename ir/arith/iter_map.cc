@@ -21,7 +21,8 @@ bool SameSplitPlace(const IterSplitExpr& a, const IterSplitExpr& b) {
 std::string SplitName(const IterSplitExpr& s) {
   std::string r = s.source->name;
   if (s.lower_factor != 1) r = "(" + r + " // " + std::to_string(s.lower_factor) + ")";
-  if (s.lower_factor * s.extent != s.source->extent) r = "(" + r + " % " + std::to_string(s.extent) + ")";
+  if (s.lower_factor * s.extent != s.source->extent)
+    r = "(" + r + " % " + std::to_string(s.extent) + ")";
   if (s.scale != 1) r += " * " + std::to_string(s.scale);
   return r;
 }
@@ -42,7 +43,8 @@ class IterMapRewriter {
     if (!AsConstInt(an_->Simplify(r.extent), &ext)) {
       Fail("iterator " + v.name() + " has a non-constant extent");
     }
-    if (ext <= 0) Fail("iterator " + v.name() + " has an empty range (extent " + std::to_string(ext) + ")");
+    if (ext <= 0)
+      Fail("iterator " + v.name() + " has an empty range (extent " + std::to_string(ext) + ")");
     auto m = std::make_shared<IterMarkNode>();
     m->var = v;
     m->var_min = an_->Simplify(r.min);
@@ -83,7 +85,8 @@ class IterMapRewriter {
       }
       case ExprKind::kMul: {
         IterSumExpr x = Rewrite(b->a), y = Rewrite(b->b);
-        if (!x.args.empty() && !y.args.empty()) Fail("product of two iterator expressions is not affine");
+        if (!x.args.empty() && !y.args.empty())
+          Fail("product of two iterator expressions is not affine");
         if (x.args.empty()) std::swap(x, y);
         int64_t c;
         if (!AsConstInt(y.base, &c)) Fail("iterators scaled by a non-constant factor");
@@ -95,7 +98,8 @@ class IterMapRewriter {
         return r;
       }
       case ExprKind::kFloorDiv:
-      case ExprKind::kFloorMod: return DivMod(e.kind(), Rewrite(b->a), b->b);
+      case ExprKind::kFloorMod:
+        return DivMod(e.kind(), Rewrite(b->a), b->b);
       case ExprKind::kDiv:
       case ExprKind::kMod: {
         // Truncation equals flooring on the non-negative values iterators take.
@@ -103,9 +107,11 @@ class IterMapRewriter {
         if (!an_->CanProveGE(b->a, 0) && !NonNegative(x)) {
           Fail("truncating division of a value that may be negative");
         }
-        return DivMod(e.kind() == ExprKind::kDiv ? ExprKind::kFloorDiv : ExprKind::kFloorMod, x, b->b);
+        return DivMod(e.kind() == ExprKind::kDiv ? ExprKind::kFloorDiv : ExprKind::kFloorMod, x,
+                      b->b);
       }
-      default: Fail("iterators used under an operation that is not + - * // %");
+      default:
+        Fail("iterators used under an operation that is not + - * // %");
     }
   }
 
@@ -113,7 +119,8 @@ class IterMapRewriter {
   // aside. Empty sums are not fusable (the caller treats them as constants).
   IterSplitExpr Fuse(const IterSumExpr& s) {
     if (s.args.size() == 1) {
-      if (s.args[0].scale <= 0) Fail("iterator " + SplitName(s.args[0]) + " has a non-positive coefficient");
+      if (s.args[0].scale <= 0)
+        Fail("iterator " + SplitName(s.args[0]) + " has a non-positive coefficient");
       return s.args[0];
     }
     for (const auto& a : s.args) {
@@ -131,8 +138,8 @@ class IterMapRewriter {
       for (size_t i = 0; i < s.args.size(); ++i) {
         if (used[i] || s.args[i].scale != expected) continue;
         if (found >= 0) {
-          Fail("terms " + SplitName(s.args[static_cast<size_t>(found)]) + " and " + SplitName(s.args[i]) +
-               " have the same scale and overlap");
+          Fail("terms " + SplitName(s.args[static_cast<size_t>(found)]) + " and " +
+               SplitName(s.args[i]) + " have the same scale and overlap");
         }
         found = static_cast<int>(i);
       }
@@ -146,7 +153,8 @@ class IterMapRewriter {
       }
       used[static_cast<size_t>(found)] = true;
       chain.push_back(s.args[static_cast<size_t>(found)]);
-      if (__builtin_mul_overflow(expected, chain.back().extent, &expected)) Fail("fused extent overflows");
+      if (__builtin_mul_overflow(expected, chain.back().extent, &expected))
+        Fail("fused extent overflows");
     }
     // Adjacent pieces of one mark that are contiguous merge back together:
     // (i // 4) * 4 + i % 4 is i.
@@ -154,7 +162,8 @@ class IterMapRewriter {
     for (const auto& piece : chain) {
       if (!merged.empty()) {
         IterSplitExpr& inner = merged.back();
-        if (inner.source == piece.source && piece.lower_factor == inner.lower_factor * inner.extent &&
+        if (inner.source == piece.source &&
+            piece.lower_factor == inner.lower_factor * inner.extent &&
             piece.scale == inner.scale * inner.extent) {
           inner.extent *= piece.extent;
           continue;
@@ -311,7 +320,8 @@ struct Use {
 
 void CheckUses(const IterMarkNode& m, std::vector<Use> uses, IterMapLevel level,
                std::vector<std::string>* errors) {
-  std::stable_sort(uses.begin(), uses.end(), [](const Use& a, const Use& b) { return a.lower < b.lower; });
+  std::stable_sort(uses.begin(), uses.end(),
+                   [](const Use& a, const Use& b) { return a.lower < b.lower; });
   int64_t next = 1;
   for (size_t i = 0; i < uses.size(); ++i) {
     const Use& u = uses[i];
@@ -337,8 +347,8 @@ void CheckUses(const IterMarkNode& m, std::vector<Use> uses, IterMapLevel level,
 }  // namespace
 
 IterMapResult DetectIterMap(const std::vector<Expr>& indices,
-                            const std::vector<std::pair<Var, Range>>& iters,
-                            const Expr& predicate, IterMapLevel level, Analyzer* analyzer) {
+                            const std::vector<std::pair<Var, Range>>& iters, const Expr& predicate,
+                            IterMapLevel level, Analyzer* analyzer) {
   IterMapResult result;
   if (analyzer == nullptr) throw IRError("DetectIterMap: no analyzer");
   DataType t = indices.empty() ? DataType::Int32() : indices[0].dtype();

@@ -71,8 +71,8 @@ struct IterMapResult {
 // limits a fused iterator to its first `bound` values, as non-divisible splits
 // produce.
 IterMapResult DetectIterMap(const std::vector<Expr>& indices,
-                            const std::vector<std::pair<Var, Range>>& iters,
-                            const Expr& predicate, IterMapLevel level, Analyzer* analyzer);
+                            const std::vector<std::pair<Var, Range>>& iters, const Expr& predicate,
+                            IterMapLevel level, Analyzer* analyzer);
 
 // The expression an IterSumExpr / IterSplitExpr stands for.
 Expr NormalizeIterMapToExpr(const IterSumExpr& sum, DataType t = DataType::Int32());

@@ -89,7 +89,9 @@ void LinearSum::Scale(int64_t k) {
 
 Expr LinearSum::ToExpr() const {
   auto lit = [&](int64_t v) { return IntImm(v, dtype); };
-  auto scaled = [&](const Term& t) { return t.coeff == 1 ? t.expr : ir::Mul(t.expr, lit(t.coeff)); };
+  auto scaled = [&](const Term& t) {
+    return t.coeff == 1 ? t.expr : ir::Mul(t.expr, lit(t.coeff));
+  };
   Expr result;
   for (const auto& t : terms) {
     if (t.coeff > 0) result = result.defined() ? ir::Add(result, scaled(t)) : scaled(t);

@@ -47,9 +47,12 @@ std::optional<int64_t> FoldInt(ExprKind kind, DataType t, int64_t a, int64_t b) 
   auto wrap = [&](uint64_t v) { return WrapInt(t, static_cast<int64_t>(v)); };
   auto cmp = [&](auto f) -> int64_t { return is_unsigned ? f(ua, ub) : f(a, b); };
   switch (kind) {
-    case ExprKind::kAdd: return wrap(ua + ub);
-    case ExprKind::kSub: return wrap(ua - ub);
-    case ExprKind::kMul: return wrap(ua * ub);
+    case ExprKind::kAdd:
+      return wrap(ua + ub);
+    case ExprKind::kSub:
+      return wrap(ua - ub);
+    case ExprKind::kMul:
+      return wrap(ua * ub);
     case ExprKind::kDiv:
     case ExprKind::kFloorDiv:
     case ExprKind::kMod:
@@ -63,30 +66,46 @@ std::optional<int64_t> FoldInt(ExprKind kind, DataType t, int64_t a, int64_t b) 
       if (kind == ExprKind::kFloorDiv) return wrap(static_cast<uint64_t>(FloorDivI(a, b)));
       return wrap(static_cast<uint64_t>(FloorModI(a, b)));
     }
-    case ExprKind::kMin: return cmp([](auto x, auto y) { return static_cast<int64_t>(x < y ? x : y); });
-    case ExprKind::kMax: return cmp([](auto x, auto y) { return static_cast<int64_t>(x > y ? x : y); });
-    case ExprKind::kEQ: return a == b;
-    case ExprKind::kNE: return a != b;
-    case ExprKind::kLT: return cmp([](auto x, auto y) -> int64_t { return x < y; });
-    case ExprKind::kLE: return cmp([](auto x, auto y) -> int64_t { return x <= y; });
-    case ExprKind::kGT: return cmp([](auto x, auto y) -> int64_t { return x > y; });
-    case ExprKind::kGE: return cmp([](auto x, auto y) -> int64_t { return x >= y; });
-    case ExprKind::kAnd: return (a != 0) && (b != 0);
-    case ExprKind::kOr: return (a != 0) || (b != 0);
-    default: return std::nullopt;
+    case ExprKind::kMin:
+      return cmp([](auto x, auto y) { return static_cast<int64_t>(x < y ? x : y); });
+    case ExprKind::kMax:
+      return cmp([](auto x, auto y) { return static_cast<int64_t>(x > y ? x : y); });
+    case ExprKind::kEQ:
+      return a == b;
+    case ExprKind::kNE:
+      return a != b;
+    case ExprKind::kLT:
+      return cmp([](auto x, auto y) -> int64_t { return x < y; });
+    case ExprKind::kLE:
+      return cmp([](auto x, auto y) -> int64_t { return x <= y; });
+    case ExprKind::kGT:
+      return cmp([](auto x, auto y) -> int64_t { return x > y; });
+    case ExprKind::kGE:
+      return cmp([](auto x, auto y) -> int64_t { return x >= y; });
+    case ExprKind::kAnd:
+      return (a != 0) && (b != 0);
+    case ExprKind::kOr:
+      return (a != 0) || (b != 0);
+    default:
+      return std::nullopt;
   }
 }
 
-double RoundTo(DataType t, double v) { return t.bits() == 32 ? static_cast<double>(static_cast<float>(v)) : v; }
+double RoundTo(DataType t, double v) {
+  return t.bits() == 32 ? static_cast<double>(static_cast<float>(v)) : v;
+}
 
 // Folds a float binary operation; comparisons give 0/1. Division by zero and
 // half-precision types are left alone.
 std::optional<double> FoldFloat(ExprKind kind, DataType t, double a, double b) {
   if (!(t.is_float() && (t.bits() == 32 || t.bits() == 64))) return std::nullopt;
   switch (kind) {
-    case ExprKind::kAdd: return RoundTo(t, a + b);
-    case ExprKind::kSub: return RoundTo(t, a - b);
-    case ExprKind::kMul: return RoundTo(t, a * b);
+    case ExprKind::kAdd:
+      return RoundTo(t, a + b);
+    case ExprKind::kSub:
+      return RoundTo(t, a - b);
+    case ExprKind::kMul:
+      return RoundTo(t, a * b);
     case ExprKind::kDiv:
       if (b == 0) return std::nullopt;
       return RoundTo(t, a / b);
@@ -99,15 +118,24 @@ std::optional<double> FoldFloat(ExprKind kind, DataType t, double a, double b) {
     case ExprKind::kFloorMod:
       if (b == 0) return std::nullopt;
       return RoundTo(t, a - std::floor(a / b) * b);
-    case ExprKind::kMin: return std::fmin(a, b);
-    case ExprKind::kMax: return std::fmax(a, b);
-    case ExprKind::kEQ: return a == b;
-    case ExprKind::kNE: return a != b;
-    case ExprKind::kLT: return a < b;
-    case ExprKind::kLE: return a <= b;
-    case ExprKind::kGT: return a > b;
-    case ExprKind::kGE: return a >= b;
-    default: return std::nullopt;
+    case ExprKind::kMin:
+      return std::fmin(a, b);
+    case ExprKind::kMax:
+      return std::fmax(a, b);
+    case ExprKind::kEQ:
+      return a == b;
+    case ExprKind::kNE:
+      return a != b;
+    case ExprKind::kLT:
+      return a < b;
+    case ExprKind::kLE:
+      return a <= b;
+    case ExprKind::kGT:
+      return a > b;
+    case ExprKind::kGE:
+      return a >= b;
+    default:
+      return std::nullopt;
   }
 }
 
@@ -138,7 +166,8 @@ std::optional<bool> DecideAgainstZero(ExprKind kind, const B& d) {
       if (d.min_value == 0 && d.max_value == 0) return false;
       if (!d.contains(0)) return true;
       break;
-    default: break;
+    default:
+      break;
   }
   return std::nullopt;
 }
@@ -154,8 +183,10 @@ std::optional<bool> DecideByBounds(ExprKind kind, const B& a, const B& b) {
       if (a.max_value <= b.min_value) return true;
       if (a.min_value > b.max_value) return false;
       break;
-    case ExprKind::kGT: return DecideByBounds(ExprKind::kLT, b, a);
-    case ExprKind::kGE: return DecideByBounds(ExprKind::kLE, b, a);
+    case ExprKind::kGT:
+      return DecideByBounds(ExprKind::kLT, b, a);
+    case ExprKind::kGE:
+      return DecideByBounds(ExprKind::kLE, b, a);
     case ExprKind::kEQ:
       if (a.is_const() && b.is_const() && a.min_value == b.min_value) return true;
       if (a.max_value < b.min_value || b.max_value < a.min_value) return false;
@@ -163,19 +194,26 @@ std::optional<bool> DecideByBounds(ExprKind kind, const B& a, const B& b) {
     case ExprKind::kNE:
       if (a.max_value < b.min_value || b.max_value < a.min_value) return true;
       break;
-    default: break;
+    default:
+      break;
   }
   return std::nullopt;
 }
 
 ExprKind NegateCompare(ExprKind k) {
   switch (k) {
-    case ExprKind::kLT: return ExprKind::kGE;
-    case ExprKind::kLE: return ExprKind::kGT;
-    case ExprKind::kGT: return ExprKind::kLE;
-    case ExprKind::kGE: return ExprKind::kLT;
-    case ExprKind::kEQ: return ExprKind::kNE;
-    default: return ExprKind::kEQ;
+    case ExprKind::kLT:
+      return ExprKind::kGE;
+    case ExprKind::kLE:
+      return ExprKind::kGT;
+    case ExprKind::kGT:
+      return ExprKind::kLE;
+    case ExprKind::kGE:
+      return ExprKind::kLT;
+    case ExprKind::kEQ:
+      return ExprKind::kNE;
+    default:
+      return ExprKind::kEQ;
   }
 }
 
@@ -200,14 +238,16 @@ Expr Simplifier::Simplify(const Expr& e) {
   switch (e.kind()) {
     case ExprKind::kIntImm:
     case ExprKind::kFloatImm:
-    case ExprKind::kStringImm: return e;
+    case ExprKind::kStringImm:
+      return e;
     case ExprKind::kVar: {
       if (expanding_ == 0) {
         if (Expr v = an_.LookupValue(e.as<VarNode>()); v.defined()) return v;
       }
       return e;
     }
-    default: break;
+    default:
+      break;
   }
   if (const auto* b = e.as<BinaryNode>()) return SimplifyBinary(e, b);
   if (const auto* n = e.as<NotNode>()) return SimplifyNot(Simplify(n->a));
@@ -345,7 +385,8 @@ Expr Simplifier::SimplifyOther(const Expr& e) {
     for (const auto& i : l->indices) idx.push_back(Simplify(i));
     return BufferLoad(l->buffer, std::move(idx));
   }
-  if (const auto* r = e.as<RampNode>()) return Ramp(Simplify(r->base), Simplify(r->stride), r->lanes);
+  if (const auto* r = e.as<RampNode>())
+    return Ramp(Simplify(r->base), Simplify(r->stride), r->lanes);
   if (const auto* b = e.as<BroadcastNode>()) return Broadcast(Simplify(b->value), b->lanes);
   return e;
 }
@@ -353,7 +394,8 @@ Expr Simplifier::SimplifyOther(const Expr& e) {
 LinearSum Simplifier::Sum(const Expr& e) {
   DataType t = e.dtype();
   switch (e.kind()) {
-    case ExprKind::kIntImm: return LinearSum::Const(t, e.as<IntImmNode>()->value);
+    case ExprKind::kIntImm:
+      return LinearSum::Const(t, e.as<IntImmNode>()->value);
     case ExprKind::kVar: {
       if (expanding_ == 0) {
         if (Expr v = an_.LookupValue(e.as<VarNode>()); v.defined() && IsLinear(v.dtype())) {
@@ -380,7 +422,8 @@ LinearSum Simplifier::Sum(const Expr& e) {
     case ExprKind::kDiv:
     case ExprKind::kMod:
     case ExprKind::kFloorDiv:
-    case ExprKind::kFloorMod: return SumDivision(e.kind(), e.as<BinaryNode>());
+    case ExprKind::kFloorMod:
+      return SumDivision(e.kind(), e.as<BinaryNode>());
     case ExprKind::kMin:
     case ExprKind::kMax: {
       const auto* op = e.as<BinaryNode>();
@@ -397,7 +440,8 @@ LinearSum Simplifier::Sum(const Expr& e) {
       if (d.is_const() && d.constant == 0) return a;
       return LinearSum::Atom(Select(c, a.ToExpr(), b.ToExpr()));
     }
-    default: break;
+    default:
+      break;
   }
   Expr r = SimplifyOther(e);
   int64_t v;
@@ -454,7 +498,8 @@ void Simplifier::MergeDivModPairs(LinearSum* s) {
         all = all && found;
       }
       if (!all) continue;
-      LinearSum mod = dk == ExprKind::kFloorDiv ? SumFloorMod(x, c) : SumTrunc(ExprKind::kMod, x, c);
+      LinearSum mod =
+          dk == ExprKind::kFloorDiv ? SumFloorMod(x, c) : SumTrunc(ExprKind::kMod, x, c);
       mod.Scale(k);
       s->terms.erase(s->terms.begin() + static_cast<std::ptrdiff_t>(j));
       s->Add(x, -k);
@@ -500,9 +545,12 @@ LinearSum Simplifier::SumDivision(ExprKind kind, const BinaryNode* op) {
   if (b.is_const() && b.constant > 0) {
     int64_t c = b.constant;
     switch (kind) {
-      case ExprKind::kFloorDiv: return SumFloorDiv(std::move(a), c);
-      case ExprKind::kFloorMod: return SumFloorMod(std::move(a), c);
-      default: return SumTrunc(kind, std::move(a), c);
+      case ExprKind::kFloorDiv:
+        return SumFloorDiv(std::move(a), c);
+      case ExprKind::kFloorMod:
+        return SumFloorMod(std::move(a), c);
+      default:
+        return SumTrunc(kind, std::move(a), c);
     }
   }
   // Division by zero, by a negative constant or by an expression stays as is.
@@ -598,7 +646,8 @@ LinearSum Simplifier::SumTrunc(ExprKind kind, LinearSum a, int64_t c) {
   bool div = kind == ExprKind::kDiv;
   B bound = Bound(a);
   // On non-negative values truncation and flooring agree.
-  if (bound.min_value >= 0) return div ? SumFloorDiv(std::move(a), c) : SumFloorMod(std::move(a), c);
+  if (bound.min_value >= 0)
+    return div ? SumFloorDiv(std::move(a), c) : SumFloorMod(std::move(a), c);
   if (bound.min_value > -c && bound.max_value < c) {
     return div ? LinearSum::Const(t, 0) : a;
   }

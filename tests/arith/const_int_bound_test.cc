@@ -88,8 +88,8 @@ TEST(ConstIntBound, CastsAndTypes) {
 TEST(ConstIntBound, SymbolicRangeAndSaturation) {
   ConstIntBoundAnalyzer an;
   Var n("n"), i("i");
-  an.Bind(n, R(1, 16));             // n in [1, 16]
-  an.Bind(i, {IntImm(0), n});       // i in [0, n) => [0, 15]
+  an.Bind(n, R(1, 16));        // n in [1, 16]
+  an.Bind(i, {IntImm(0), n});  // i in [0, n) => [0, 15]
   EXPECT_EQ(an(i), B::Make(0, 15));
   Var w("w", DataType::Int64());
   B b = an(w * 4 + 1);
@@ -119,8 +119,8 @@ TEST(ConstIntBound, RandomExpressionsAreContained) {
       auto v = testing::Eval(e, env);
       if (!v) return;
       ++checked;
-      ASSERT_TRUE(b.contains(*v)) << "value " << *v << " outside " << b.str() << " at x="
-                                  << env.at(x.get()) << " y=" << env.at(y.get())
+      ASSERT_TRUE(b.contains(*v)) << "value " << *v << " outside " << b.str()
+                                  << " at x=" << env.at(x.get()) << " y=" << env.at(y.get())
                                   << " z=" << env.at(z.get());
     });
   }

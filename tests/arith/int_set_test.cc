@@ -15,10 +15,10 @@ using testing::Str;
 Expr C(int64_t v) { return IntImm(v); }
 Range R(int64_t min, int64_t extent) { return {C(min), C(extent)}; }
 
-#define EXPECT_EXPR_EQ(got, want)                                                        \
-  do {                                                                                   \
-    Expr g_ = (got), w_ = (want);                                                        \
-    EXPECT_TRUE(ExprEqual(g_, w_)) << "got " << Str(g_) << ", want " << Str(w_);         \
+#define EXPECT_EXPR_EQ(got, want)                                                \
+  do {                                                                           \
+    Expr g_ = (got), w_ = (want);                                                \
+    EXPECT_TRUE(ExprEqual(g_, w_)) << "got " << Str(g_) << ", want " << Str(w_); \
   } while (0)
 
 TEST(IntSet, ConstantDomains) {
@@ -96,7 +96,8 @@ TEST(IntSet, UnionIntersectAndRegion) {
   IntervalSet u = Union(IntervalSet::Interval(C(0), C(3)), IntervalSet::Interval(C(2), C(9)), &an);
   EXPECT_EXPR_EQ(u.min, C(0));
   EXPECT_EXPR_EQ(u.max, C(9));
-  IntervalSet x = Intersect(IntervalSet::Interval(C(0), C(3)), IntervalSet::Interval(C(2), C(9)), &an);
+  IntervalSet x =
+      Intersect(IntervalSet::Interval(C(0), C(3)), IntervalSet::Interval(C(2), C(9)), &an);
   EXPECT_EXPR_EQ(x.min, C(2));
   EXPECT_EXPR_EQ(x.max, C(3));
   // A 3-tap stencil read: A[i + j] and B[i, j * 2] style accesses.

@@ -49,7 +49,8 @@ bool CheckAgainstBruteForce(const std::vector<Expr>& indices, const Iters& iters
       tuple.push_back(*want);
       if (i < norm.size()) {
         auto got = testing::Eval(norm[i], env);
-        EXPECT_TRUE(got && *got == *want) << "normalized " << Str(norm[i]) << " != " << Str(indices[i]);
+        EXPECT_TRUE(got && *got == *want)
+            << "normalized " << Str(norm[i]) << " != " << Str(indices[i]);
       }
     }
     injective = seen.insert(tuple).second && injective;
@@ -108,7 +109,8 @@ TEST(IterMap, SplitIndices) {
   EXPECT_EQ(r.indices[1].args[0].lower_factor, 1);
   EXPECT_EQ(r.indices[1].args[0].extent, 4);
   // Three-way split; the pieces recombine to i.
-  r = Detect({FloorDiv(i, C(8)), FloorMod(FloorDiv(i, C(2)), C(4)), FloorMod(i, C(2))}, {{i, R(0, 32)}});
+  r = Detect({FloorDiv(i, C(8)), FloorMod(FloorDiv(i, C(2)), C(4)), FloorMod(i, C(2))},
+             {{i, R(0, 32)}});
   ASSERT_TRUE(r.ok()) << Errors(r);
   r = Detect({FloorDiv(i, C(4)) * 4 + FloorMod(i, C(4))}, {{i, R(0, 32)}});
   ASSERT_TRUE(r.ok()) << Errors(r);
@@ -249,12 +251,19 @@ TEST(IterMap, RandomScheduleLikeMaps) {
     int64_t total = ea * eb;
     int64_t f = 2;
     switch (shape) {
-      case 0: indices = {FloorDiv(fused, C(f)), FloorMod(fused, C(f))}; break;
-      case 1: indices = {FloorMod(b, C(2)), a, FloorDiv(b, C(2))}; break;
-      case 2: indices = {FloorDiv(fused, C(total / 2)), FloorMod(FloorDiv(fused, C(2)), C(total / 4)),
-                         FloorMod(fused, C(2))};
+      case 0:
+        indices = {FloorDiv(fused, C(f)), FloorMod(fused, C(f))};
         break;
-      default: indices = {b, a}; break;
+      case 1:
+        indices = {FloorMod(b, C(2)), a, FloorDiv(b, C(2))};
+        break;
+      case 2:
+        indices = {FloorDiv(fused, C(total / 2)), FloorMod(FloorDiv(fused, C(2)), C(total / 4)),
+                   FloorMod(fused, C(2))};
+        break;
+      default:
+        indices = {b, a};
+        break;
     }
     IterMapResult r = Detect(indices, iters);
     EXPECT_TRUE(r.ok()) << "shape " << shape << " ea=" << ea << " eb=" << eb << "\n" << Errors(r);

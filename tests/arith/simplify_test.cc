@@ -15,12 +15,12 @@ using testing::Str;
 Range R(int64_t min, int64_t extent) { return {IntImm(min), IntImm(extent)}; }
 Expr C(int64_t v) { return IntImm(v); }
 
-#define EXPECT_SIMPLIFIES(an, e, expected)                                              \
-  do {                                                                                  \
-    Expr got_ = (an).Simplify(e);                                                       \
-    Expr want_ = (expected);                                                            \
-    EXPECT_TRUE(ExprEqual(got_, want_)) << "simplify " << Str(e) << "\n  got  " << Str(got_) \
-                                        << "\n  want " << Str(want_);                   \
+#define EXPECT_SIMPLIFIES(an, e, expected)                                                 \
+  do {                                                                                     \
+    Expr got_ = (an).Simplify(e);                                                          \
+    Expr want_ = (expected);                                                               \
+    EXPECT_TRUE(ExprEqual(got_, want_))                                                    \
+        << "simplify " << Str(e) << "\n  got  " << Str(got_) << "\n  want " << Str(want_); \
   } while (0)
 
 int64_t ConstOf(const Expr& e) {
@@ -301,8 +301,8 @@ void CheckRandom(uint64_t seed, bool boolean) {
       auto got = testing::Eval(s, env), again = testing::Eval(s2, env);
       ++points;
       ASSERT_TRUE(got.has_value() && again.has_value()) << Str(e) << " -> " << Str(s);
-      ASSERT_EQ(*got, *want) << Str(e) << "\n  simplified to " << Str(s) << "\n  at x="
-                             << env.at(x.get()) << " y=" << env.at(y.get())
+      ASSERT_EQ(*got, *want) << Str(e) << "\n  simplified to " << Str(s)
+                             << "\n  at x=" << env.at(x.get()) << " y=" << env.at(y.get())
                              << " z=" << env.at(z.get());
       ASSERT_EQ(*again, *want) << Str(s) << " -> " << Str(s2);
     });
