@@ -6,7 +6,10 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <unordered_map>
+#include <utility>
+#include <vector>
 
 #include "ir/arith/const_int_bound.h"
 #include "ir/expr.h"
@@ -40,12 +43,37 @@ class Analyzer {
   // The value v was bound to, or an undefined Expr.
   Expr LookupValue(const VarNode* v) const;
 
+  // Facts that hold within a scope (an if branch, a block predicate); undone
+  // when the scope object is destroyed. Scopes must end in reverse order.
+  class ConstraintScope {
+   public:
+    ConstraintScope(ConstraintScope&& other) noexcept;
+    ConstraintScope(const ConstraintScope&) = delete;
+    ConstraintScope& operator=(const ConstraintScope&) = delete;
+    ConstraintScope& operator=(ConstraintScope&&) = delete;
+    ~ConstraintScope();
+
+   private:
+    friend class Analyzer;
+    explicit ConstraintScope(Analyzer* an) : an_(an) {}
+    Analyzer* an_;
+    std::vector<std::pair<Var, std::optional<ConstIntBound>>> saved_;
+    size_t facts_before_ = 0;
+  };
+  // Assumes cond. Conjuncts of the form `x < c`, `x <= c`, `x > c`, `x >= c`,
+  // `x == c` (x a variable plus a constant, c constant after simplification)
+  // tighten x's bound; every conjunct is also remembered for CanProve.
+  [[nodiscard]] ConstraintScope EnterConstraint(const Expr& cond);
+
  private:
+  void AssumeConjunct(const Expr& c, ConstraintScope* scope);
+
   struct Binding {
     Var var;
     Expr value;
   };
   std::unordered_map<const VarNode*, Binding> values_;
+  std::vector<Expr> facts_;  // simplified assumed conditions
 };
 
 }  // namespace kiln::ir::arith

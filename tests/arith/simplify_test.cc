@@ -281,6 +281,36 @@ TEST(Simplify, BoundValuesAreSubstituted) {
   EXPECT_SIMPLIFIES(an, k - 1, k);
 }
 
+TEST(Simplify, ConstraintScopes) {
+  Analyzer an;
+  Var i("i"), j("j");
+  Var p("p", DataType::Bool());
+  an.Bind(i, R(0, 16));
+  EXPECT_FALSE(an.CanProve(i < C(8)));
+  {
+    auto scope = an.EnterConstraint(And(i < C(8), C(2) <= j));
+    EXPECT_TRUE(an.CanProve(i < C(8)));
+    EXPECT_TRUE(an.CanProve(i * 2 < C(15)));
+    EXPECT_TRUE(an.CanProve(j >= C(2)));
+    EXPECT_SIMPLIFIES(an, FloorDiv(i, C(8)), C(0));
+    {
+      auto inner = an.EnterConstraint(EQ(i + 1, C(5)));
+      EXPECT_SIMPLIFIES(an, i, i);  // a fact, not a substitution
+      EXPECT_TRUE(an.CanProve(EQ(i, C(4))));
+    }
+    EXPECT_FALSE(an.CanProve(EQ(i, C(4))));
+    auto other = an.EnterConstraint(p);
+    EXPECT_TRUE(an.CanProve(p));
+    EXPECT_TRUE(an.CanProve(And(p, i < C(8))));
+  }
+  EXPECT_FALSE(an.CanProve(i < C(8)));
+  EXPECT_FALSE(an.CanProve(j >= C(2)));
+  EXPECT_FALSE(an.CanProve(p));
+  EXPECT_EQ(an.const_int_bound(i), ConstIntBound::Make(0, 15));
+  EXPECT_TRUE(an.const_int_bound(j).is_everything() ||
+              an.const_int_bound(j) == ConstIntBound::OfType(DataType::Int32()));
+}
+
 // Simplify must not change the value anywhere on the domain.
 void CheckRandom(uint64_t seed, bool boolean) {
   Var x("x"), y("y"), z("z");
