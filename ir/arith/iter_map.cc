@@ -479,4 +479,114 @@ Expr NormalizeIterMapToExpr(const IterSumExpr& sum, DataType t) {
   return e;
 }
 
+namespace {
+
+// Whether a mark depends on sub-iterators / on other iterators.
+struct Deps {
+  bool sub = false, outer = false;
+};
+
+Deps MarkDeps(const IterMark& m, const std::set<const VarNode*>& sub) {
+  if (m->var.defined()) {
+    bool in = sub.count(m->var.get()) > 0;
+    return {in, !in};
+  }
+  Deps d;
+  for (const auto& a : m->sum.args) {
+    Deps x = MarkDeps(a.source, sub);
+    d.sub = d.sub || x.sub;
+    d.outer = d.outer || x.outer;
+  }
+  return d;
+}
+
+IterSumExpr SumOf(std::vector<IterSplitExpr> args) {
+  IterSumExpr s;
+  s.args = std::move(args);
+  return s;
+}
+
+}  // namespace
+
+SubspaceDivision SubspaceDivide(const std::vector<Expr>& indices,
+                                const std::vector<std::pair<Var, Range>>& iters,
+                                const std::vector<Var>& sub_iters, const Expr& predicate,
+                                IterMapLevel level, Analyzer* analyzer) {
+  SubspaceDivision result;
+  IterMapResult map = DetectIterMap(indices, iters, predicate, level, analyzer);
+  if (!map.ok()) {
+    result.errors = std::move(map.errors);
+    return result;
+  }
+  std::set<const VarNode*> sub;
+  for (const auto& v : sub_iters) sub.insert(v.get());
+  for (size_t i = 0; i < map.indices.size(); ++i) {
+    const IterSumExpr& s = map.indices[i];
+    DataType t = indices[i].dtype();
+    DividedIndex d;
+    d.base = s.base.defined() ? s.base : IntImm(0, t);
+    d.outer = IntImm(0, t);
+    d.inner = IntImm(0, t);
+    std::string where = "index " + std::to_string(i) + ": ";
+    if (s.args.empty()) {
+      result.indices.push_back(d);
+      continue;
+    }
+    const IterSplitExpr& split = s.args[0];
+    Deps deps = MarkDeps(split.source, sub);
+    if (!deps.sub || !deps.outer) {
+      // A scaled piece hits every scale-th value of its box.
+      (deps.sub ? d.inner : d.outer) = NormalizeIterMapToExpr(SumOf({split}), t);
+      (deps.sub ? d.inner_extent : d.outer_extent) = (split.extent - 1) * split.scale + 1;
+      result.indices.push_back(d);
+      continue;
+    }
+    // Mixed: a whole fused iterator whose outer-major terms are all outer and
+    // whose minor terms are all inner.
+    const IterMarkNode& m = *split.source;
+    int64_t full = 1;
+    for (const auto& a : m.sum.args) full *= a.extent;
+    if (split.lower_factor != 1 || split.extent != m.extent || full != m.extent) {
+      result.errors.push_back(where + "only part of the fused iterator " + m.name +
+                              " is used, so it cannot be divided");
+      continue;
+    }
+    std::vector<IterSplitExpr> outer, inner;
+    bool bad = false;
+    for (const auto& a : m.sum.args) {
+      Deps x = MarkDeps(a.source, sub);
+      if (x.sub && x.outer) bad = true;
+      if (x.sub) {
+        inner.push_back(a);
+      } else {
+        if (!inner.empty()) bad = true;  // an outer term below an inner one
+        outer.push_back(a);
+      }
+    }
+    if (bad) {
+      result.errors.push_back(where + "the fused iterator " + m.name +
+                              " interleaves outer and inner iterators");
+      continue;
+    }
+    if (split.scale != 1) {
+      result.errors.push_back(where + "the fused iterator " + m.name + " is scaled by " +
+                              std::to_string(split.scale) + " and cannot be divided");
+      continue;
+    }
+    int64_t inner_extent = 1, outer_extent = 1;
+    for (const auto& a : inner) inner_extent *= a.extent;
+    for (auto& a : outer) {
+      outer_extent *= a.extent;
+      a.scale /= inner_extent;  // the chain makes every outer scale a multiple
+    }
+    d.outer = NormalizeIterMapToExpr(SumOf(outer), t);
+    d.inner = NormalizeIterMapToExpr(SumOf(inner), t);
+    d.outer_extent = outer_extent;
+    d.inner_extent = inner_extent;
+    result.indices.push_back(d);
+  }
+  if (!result.errors.empty()) result.indices.clear();
+  return result;
+}
+
 }  // namespace kiln::ir::arith

@@ -74,6 +74,30 @@ IterMapResult DetectIterMap(const std::vector<Expr>& indices,
                             const std::vector<std::pair<Var, Range>>& iters, const Expr& predicate,
                             IterMapLevel level, Analyzer* analyzer);
 
+// One index split between outer and inner iterators (TVM's SubspaceDivide):
+//   index = outer * inner_extent + inner + base
+// where outer uses only outer iterators and ranges over [0, outer_extent),
+// and inner uses only the sub-iterators and ranges over [0, inner_extent).
+struct DividedIndex {
+  Expr outer, inner, base;
+  int64_t outer_extent = 1, inner_extent = 1;
+};
+
+struct SubspaceDivision {
+  std::vector<DividedIndex> indices;  // one per input index, empty on failure
+  std::vector<std::string> errors;
+  bool ok() const { return errors.empty(); }
+};
+
+// Detects the iteration map of indices (as DetectIterMap), then divides each
+// index into a part over the outer iterators and a part over sub_iters, as
+// blockize needs. Fails where an index mixes the two in a way that is not
+// outer-major (e.g. inner * 4 + outer).
+SubspaceDivision SubspaceDivide(const std::vector<Expr>& indices,
+                                const std::vector<std::pair<Var, Range>>& iters,
+                                const std::vector<Var>& sub_iters, const Expr& predicate,
+                                IterMapLevel level, Analyzer* analyzer);
+
 // The expression an IterSumExpr / IterSplitExpr stands for.
 Expr NormalizeIterMapToExpr(const IterSumExpr& sum, DataType t = DataType::Int32());
 Expr NormalizeIterMapToExpr(const IterSplitExpr& split, DataType t = DataType::Int32());

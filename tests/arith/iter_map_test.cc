@@ -4,6 +4,7 @@
 
 #include <set>
 
+#include "ir/functor.h"
 #include "ir/op.h"
 #include "tests/arith/eval_util.h"
 
@@ -233,6 +234,99 @@ TEST(IterMap, Int64Indices) {
   IterMapResult r = Detect({FloorDiv(f, IntImm(4, i64)), FloorMod(f, IntImm(4, i64))}, iters);
   ASSERT_TRUE(r.ok()) << Errors(r);
   EXPECT_EQ(NormalizeIterMapToExpr(r.indices[0], i64).dtype(), i64);
+}
+
+bool Mentions(const Expr& e, const std::vector<Var>& vars) {
+  struct Finder : IRVisitor {
+    const std::vector<Var>* vars;
+    bool found = false;
+    void VisitVar(const VarNode* v) override {
+      for (const auto& x : *vars) found = found || x.get() == v;
+    }
+  } f;
+  f.vars = &vars;
+  f.VisitExpr(e);
+  return f.found;
+}
+
+// Checks a division by brute force: recombination, ranges and separation.
+void CheckDivision(const std::vector<Expr>& idx, const Iters& iters, const std::vector<Var>& sub,
+                   const SubspaceDivision& d) {
+  ASSERT_TRUE(d.ok());
+  ASSERT_EQ(d.indices.size(), idx.size());
+  std::vector<Var> vars, outer_vars;
+  std::vector<int64_t> lo, hi;
+  for (const auto& [v, rg] : iters) {
+    int64_t e = 0;
+    ASSERT_TRUE(AsConstInt(rg.extent, &e));
+    vars.push_back(v);
+    lo.push_back(0);
+    hi.push_back(e - 1);
+    bool is_sub = false;
+    for (const auto& x : sub) is_sub = is_sub || x.get() == v.get();
+    if (!is_sub) outer_vars.push_back(v);
+  }
+  for (const auto& di : d.indices) {
+    EXPECT_FALSE(Mentions(di.outer, sub)) << Str(di.outer);
+    EXPECT_FALSE(Mentions(di.inner, outer_vars)) << Str(di.inner);
+  }
+  testing::ForEachPoint(vars, lo, hi, [&](const testing::Env& env) {
+    for (size_t i = 0; i < idx.size(); ++i) {
+      const DividedIndex& di = d.indices[i];
+      int64_t o = *testing::Eval(di.outer, env), in = *testing::Eval(di.inner, env);
+      int64_t b = *testing::Eval(di.base, env);
+      EXPECT_EQ(o * di.inner_extent + in + b, *testing::Eval(idx[i], env));
+      EXPECT_TRUE(o >= 0 && o < di.outer_extent && in >= 0 && in < di.inner_extent);
+    }
+  });
+}
+
+TEST(SubspaceDivide, SplitsFusedAndTiledBindings) {
+  Var i("i"), j("j");
+  Iters iters = {{i, R(0, 4)}, {j, R(0, 16)}};
+  Analyzer an;
+  std::vector<Expr> idx = {i * 16 + j};
+  SubspaceDivision d = SubspaceDivide(idx, iters, {j}, Expr(), IterMapLevel::kBijective, &an);
+  ASSERT_TRUE(d.ok()) << d.errors[0];
+  EXPECT_EQ(d.indices[0].outer_extent, 4);
+  EXPECT_EQ(d.indices[0].inner_extent, 16);
+  CheckDivision(idx, iters, {j}, d);
+
+  Var io("io"), ii("ii"), jo("jo"), ji("ji");
+  Iters tiled = {{io, R(0, 4)}, {jo, R(0, 2)}, {ii, R(0, 8)}, {ji, R(0, 8)}};
+  idx = {io * 8 + ii, jo * 8 + ji, C(3)};
+  d = SubspaceDivide(idx, tiled, {ii, ji}, Expr(), IterMapLevel::kBijective, &an);
+  ASSERT_TRUE(d.ok()) << d.errors[0];
+  CheckDivision(idx, tiled, {ii, ji}, d);
+  EXPECT_EQ(d.indices[1].inner_extent, 8);
+  EXPECT_EQ(d.indices[1].outer_extent, 2);
+  EXPECT_TRUE(IsConstInt(d.indices[2].base, 3));
+
+  // Pure indices: wholly outer or wholly inner.
+  idx = {i, j};
+  d = SubspaceDivide(idx, iters, {j}, Expr(), IterMapLevel::kBijective, &an);
+  ASSERT_TRUE(d.ok()) << d.errors[0];
+  CheckDivision(idx, iters, {j}, d);
+  EXPECT_EQ(d.indices[0].inner_extent, 1);
+  EXPECT_EQ(d.indices[1].outer_extent, 1);
+}
+
+TEST(SubspaceDivide, RejectsInterleavedIterators) {
+  Var i("i"), j("j");
+  Iters iters = {{i, R(0, 4)}, {j, R(0, 16)}};
+  Analyzer an;
+  SubspaceDivision d =
+      SubspaceDivide({i * 16 + j}, iters, {i}, Expr(), IterMapLevel::kBijective, &an);
+  ASSERT_FALSE(d.ok());
+  EXPECT_NE(d.errors[0].find("interleaves"), std::string::npos) << d.errors[0];
+  EXPECT_TRUE(d.indices.empty());
+  // Part of a mixed fusion.
+  d = SubspaceDivide({FloorDiv(i * 16 + j, C(8)), FloorMod(i * 16 + j, C(8))}, iters, {j}, Expr(),
+                     IterMapLevel::kBijective, &an);
+  EXPECT_FALSE(d.ok());
+  // Errors of the map itself come through.
+  d = SubspaceDivide({i * 8 + j}, iters, {j}, Expr(), IterMapLevel::kBijective, &an);
+  EXPECT_FALSE(d.ok());
 }
 
 // Random split / fuse / reorder sequences produce bijective maps, which must
