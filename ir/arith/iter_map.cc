@@ -269,20 +269,24 @@ class IterMapRewriter {
     }
     if (c <= 0) Fail(std::string("iterators divided (") + op + ") by " + std::to_string(c));
     if (x.args.empty()) return Base(an_->Simplify(Binary(kind, x.base, IntImm(c, x.base.dtype()))));
-    IterSplitExpr s = WithMarkExtent(Fuse(x));
     // The base must be a multiple of c, or it would mix into the split.
     Expr cexpr = IntImm(c, x.base.dtype());
     if (!an_->CanProveEqual(FloorMod(x.base, cexpr), IntImm(0, x.base.dtype()))) {
       Fail("offset of the divided iterator expression is not a multiple of " + std::to_string(c));
     }
     IterSumExpr r = Base(div ? an_->Simplify(FloorDiv(x.base, cexpr)) : IntImm(0, x.base.dtype()));
-    if (s.scale % c == 0) {
-      if (div) {
-        s.scale /= c;
-        r.args.push_back(s);
+    // floordiv(c*q + rest, c) = q + floordiv(rest, c); floormod drops c*q.
+    IterSumExpr rest = Base(IntImm(0, x.base.dtype()));
+    for (auto a : x.args) {
+      if (a.scale % c != 0) {
+        AddSplit(&rest, a);
+      } else if (div) {
+        a.scale /= c;
+        AddSplit(&r, a);
       }
-      return r;
     }
+    if (rest.args.empty()) return r;
+    IterSplitExpr s = WithMarkExtent(Fuse(rest));
     if (c % s.scale != 0) {
       Fail("scale " + std::to_string(s.scale) + " of " + SplitName(s) + " and divisor " +
            std::to_string(c) + " do not divide one another");
@@ -290,7 +294,7 @@ class IterMapRewriter {
     int64_t k = c / s.scale;
     if (s.extent <= k) {
       // Every value of the term lies below c.
-      if (!div) r.args.push_back(s);
+      if (!div) AddSplit(&r, s);
       return r;
     }
     if (s.extent % k != 0) {
@@ -298,9 +302,9 @@ class IterMapRewriter {
            std::to_string(k));
     }
     if (div) {
-      r.args.push_back({s.source, s.lower_factor * k, s.extent / k, 1});
+      AddSplit(&r, {s.source, s.lower_factor * k, s.extent / k, 1});
     } else {
-      r.args.push_back({s.source, s.lower_factor, k, s.scale});
+      AddSplit(&r, {s.source, s.lower_factor, k, s.scale});
     }
     return r;
   }
@@ -430,9 +434,32 @@ IterMapResult DetectIterMap(const std::vector<Expr>& indices,
   // used fusion marks its parts used before they are looked at.
   for (auto it = rw.fused().rbegin(); it != rw.fused().rend(); ++it) {
     const auto& f = *it;
-    if (!uses.count(f.get())) continue;
-    for (const auto& a : f->sum.args) {
-      uses[a.source.get()].push_back({a.lower_factor, a.extent, f->name});
+    auto fu = uses.find(f.get());
+    if (fu == uses.end()) continue;
+    std::vector<std::string> overlap;
+    CheckUses(*f, fu->second, IterMapLevel::kBijective, &overlap);
+    if (overlap.empty()) {
+      // Wholly used: so is every part.
+      for (const auto& a : f->sum.args) {
+        uses[a.source.get()].push_back({a.lower_factor, a.extent, f->name});
+      }
+      continue;
+    }
+    for (const Use& u : fu->second) {
+      // The used digits [lo, hi) of the fusion, mapped onto each part, which
+      // occupies digits [scale, scale * extent).
+      int64_t lo = u.lower, hi = u.lower * u.extent;
+      for (const auto& a : f->sum.args) {
+        int64_t plo = std::max(lo, a.scale), phi = std::min(hi, a.scale * a.extent);
+        if (plo >= phi) continue;
+        int64_t la = plo / a.scale, lb = phi / a.scale;
+        if (plo % a.scale != 0 || phi % a.scale != 0 || lb % la != 0) {
+          result.errors.push_back("iterator " + f->name + " is used in part, split across " +
+                                  SplitName(a));
+          continue;
+        }
+        uses[a.source.get()].push_back({a.lower_factor * la, lb / la, f->name});
+      }
     }
   }
   auto check = [&](const IterMarkNode& m) {
@@ -446,7 +473,12 @@ IterMapResult DetectIterMap(const std::vector<Expr>& indices,
     CheckUses(m, it->second, level, &result.errors);
   };
   for (const auto& m : rw.inputs()) check(*m);
-  for (const auto& m : rw.fused()) check(*m);
+  // A fusion may be used in part (its other digits reach the indices
+  // directly); only overlap within it is an error.
+  for (const auto& m : rw.fused()) {
+    auto it = uses.find(m.get());
+    if (it != uses.end()) CheckUses(*m, it->second, IterMapLevel::kSurjective, &result.errors);
+  }
   if (!result.errors.empty()) return result;
   result.indices = std::move(sums);
   return result;

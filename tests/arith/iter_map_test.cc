@@ -28,7 +28,7 @@ std::string Errors(const IterMapResult& r) {
 // the normalized form equals the input index everywhere, and whether the
 // map is injective.
 bool CheckAgainstBruteForce(const std::vector<Expr>& indices, const Iters& iters, const Expr& pred,
-                            const IterMapResult& r) {
+                            const IterMapResult& r, size_t* image) {
   std::vector<Var> vars;
   std::vector<int64_t> lo, hi;
   for (const auto& [v, rg] : iters) {
@@ -56,6 +56,7 @@ bool CheckAgainstBruteForce(const std::vector<Expr>& indices, const Iters& iters
     }
     injective = seen.insert(tuple).second && injective;
   });
+  *image = seen.size();
   return injective;
 }
 
@@ -63,9 +64,15 @@ IterMapResult Detect(const std::vector<Expr>& idx, const Iters& iters, Expr pred
                      IterMapLevel level = IterMapLevel::kBijective) {
   Analyzer an;
   IterMapResult r = DetectIterMap(idx, iters, pred, level, &an);
-  bool injective = CheckAgainstBruteForce(idx, iters, pred, r);
+  size_t image = 0;
+  bool injective = CheckAgainstBruteForce(idx, iters, pred, r, &image);
   if (r.ok() && level == IterMapLevel::kBijective) {
     EXPECT_TRUE(injective) << "accepted a non-injective map";
+    // The image is the whole box of the index extents.
+    size_t box = 1;
+    for (const auto& s : r.indices)
+      box *= s.args.empty() ? 1 : static_cast<size_t>(s.args[0].extent);
+    EXPECT_EQ(image, box);
   }
   return r;
 }
@@ -125,10 +132,17 @@ TEST(IterMap, SplitOfFused) {
   Expr f = i * 16 + j;
   IterMapResult r = Detect({FloorDiv(f, C(8)), FloorMod(f, C(8))}, iters);
   ASSERT_TRUE(r.ok()) << Errors(r);
-  // Both indices split the same fused iterator.
-  EXPECT_EQ(r.indices[0].args[0].source, r.indices[1].args[0].source);
-  EXPECT_EQ(r.indices[0].args[0].lower_factor, 8);
+  // (i*16 + j) // 8 is i*2 + j//8, a fusion of i with the top of j.
   EXPECT_EQ(r.indices[0].args[0].extent, 8);
+  EXPECT_EQ(r.indices[1].args[0].extent, 8);
+  EXPECT_EQ(r.indices[1].args[0].source->var.get(), j.get());
+  // A fusion used in part by one index and in part by another.
+  Expr g = i * 3 + FloorMod(j, C(3));
+  Iters iters3 = {{i, R(0, 4)}, {j, R(0, 3)}};
+  r = Detect({FloorDiv(g, C(3)), FloorMod(g, C(3))}, iters3);
+  ASSERT_TRUE(r.ok()) << Errors(r);
+  r = Detect({FloorDiv(i * 16 + j, C(4)), FloorMod(i * 16 + j, C(8))}, iters);
+  ASSERT_FALSE(r.ok());  // digits 4..8 used twice
   // A reorder after split: [j // 4, i, j % 4].
   r = Detect({FloorDiv(j, C(4)), i, FloorMod(j, C(4))}, iters);
   ASSERT_TRUE(r.ok()) << Errors(r);
@@ -320,9 +334,13 @@ TEST(SubspaceDivide, RejectsInterleavedIterators) {
   ASSERT_FALSE(d.ok());
   EXPECT_NE(d.errors[0].find("interleaves"), std::string::npos) << d.errors[0];
   EXPECT_TRUE(d.indices.empty());
-  // Part of a mixed fusion.
-  d = SubspaceDivide({FloorDiv(i * 16 + j, C(8)), FloorMod(i * 16 + j, C(8))}, iters, {j}, Expr(),
-                     IterMapLevel::kBijective, &an);
+  // Split pieces of a fusion divide along their parts.
+  std::vector<Expr> idx = {FloorDiv(i * 16 + j, C(8)), FloorMod(i * 16 + j, C(8))};
+  d = SubspaceDivide(idx, iters, {j}, Expr(), IterMapLevel::kBijective, &an);
+  ASSERT_TRUE(d.ok()) << d.errors[0];
+  CheckDivision(idx, iters, {j}, d);
+  // Inner above outer inside one index.
+  d = SubspaceDivide({j * 4 + i}, iters, {j}, Expr(), IterMapLevel::kBijective, &an);
   EXPECT_FALSE(d.ok());
   // Errors of the map itself come through.
   d = SubspaceDivide({i * 8 + j}, iters, {j}, Expr(), IterMapLevel::kBijective, &an);
@@ -367,6 +385,47 @@ TEST(IterMap, RandomScheduleLikeMaps) {
     EXPECT_FALSE(Detect(dup, iters).ok()) << "duplicated index accepted, shape " << shape;
   }
   EXPECT_EQ(accepted, 60);
+}
+
+// Random affine-looking index sets: whatever is accepted must be a bijection
+// onto its box (checked by brute force inside Detect).
+TEST(IterMap, RandomIndexSetsAreSoundlyClassified) {
+  std::mt19937_64 rng(7);
+  auto pick = [&](int n) { return static_cast<int64_t>(rng() % static_cast<uint64_t>(n)); };
+  const int64_t kExtents[] = {1, 2, 3, 4, 6, 8};
+  int accepted = 0;
+  for (int iter = 0; iter < 1500; ++iter) {
+    Var a("a"), b("b"), c("c");
+    std::vector<Var> vars = {a, b, c};
+    Iters iters;
+    for (const auto& v : vars) iters.push_back({v, R(0, kExtents[pick(6)])});
+    auto piece = [&]() -> Expr {
+      const Var& v = vars[static_cast<size_t>(pick(3))];
+      switch (pick(4)) {
+        case 0:
+          return FloorDiv(v, C(pick(3) + 1));
+        case 1:
+          return FloorMod(v, C(pick(3) + 1));
+        default:
+          return v;
+      }
+    };
+    std::vector<Expr> idx;
+    int n = static_cast<int>(pick(3)) + 1;
+    for (int k = 0; k < n; ++k) {
+      Expr e = piece();
+      if (pick(2)) e = e * C(kExtents[pick(6)]) + piece();
+      if (pick(3) == 0) e = pick(2) ? FloorDiv(e, C(pick(4) + 1)) : FloorMod(e, C(pick(4) + 1));
+      if (pick(4) == 0) e = e + C(pick(5));
+      idx.push_back(e);
+    }
+    IterMapResult r = Detect(idx, iters);
+    accepted += r.ok();
+    if (!r.ok()) {
+      EXPECT_FALSE(r.errors[0].empty());
+    }
+  }
+  EXPECT_GT(accepted, 20);
 }
 
 }  // namespace
