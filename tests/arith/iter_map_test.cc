@@ -66,9 +66,11 @@ IterMapResult Detect(const std::vector<Expr>& idx, const Iters& iters, Expr pred
   IterMapResult r = DetectIterMap(idx, iters, pred, level, &an);
   size_t image = 0;
   bool injective = CheckAgainstBruteForce(idx, iters, pred, r, &image);
-  if (r.ok() && level == IterMapLevel::kBijective) {
-    EXPECT_TRUE(injective) << "accepted a non-injective map";
-    // The image is the whole box of the index extents.
+  if (r.ok()) {
+    if (level == IterMapLevel::kBijective) {
+      EXPECT_TRUE(injective) << "accepted a non-injective map";
+    }
+    // Either way the image is the whole box of the index extents.
     size_t box = 1;
     for (const auto& s : r.indices)
       box *= s.args.empty() ? 1 : static_cast<size_t>(s.args[0].extent);
@@ -393,7 +395,7 @@ TEST(IterMap, RandomIndexSetsAreSoundlyClassified) {
   std::mt19937_64 rng(7);
   auto pick = [&](int n) { return static_cast<int64_t>(rng() % static_cast<uint64_t>(n)); };
   const int64_t kExtents[] = {1, 2, 3, 4, 6, 8};
-  int accepted = 0;
+  int accepted = 0, surjective = 0;
   for (int iter = 0; iter < 1500; ++iter) {
     Var a("a"), b("b"), c("c");
     std::vector<Var> vars = {a, b, c};
@@ -421,11 +423,17 @@ TEST(IterMap, RandomIndexSetsAreSoundlyClassified) {
     }
     IterMapResult r = Detect(idx, iters);
     accepted += r.ok();
+    IterMapResult sr = Detect(idx, iters, Expr(), IterMapLevel::kSurjective);
+    if (r.ok()) {
+      EXPECT_TRUE(sr.ok()) << "bijective but not surjective: " << Errors(sr);
+    }
+    surjective += sr.ok();
     if (!r.ok()) {
       EXPECT_FALSE(r.errors[0].empty());
     }
   }
   EXPECT_GT(accepted, 20);
+  EXPECT_GT(surjective, accepted);
 }
 
 }  // namespace
