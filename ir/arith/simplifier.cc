@@ -28,6 +28,8 @@ int64_t FloorDivI(int64_t a, int64_t b) {
 
 int64_t FloorModI(int64_t a, int64_t b) { return a - FloorDivI(a, b) * b; }
 
+int64_t NegWrap(int64_t v) { return static_cast<int64_t>(0 - static_cast<uint64_t>(v)); }
+
 uint64_t AbsU(int64_t v) { return v < 0 ? 0 - static_cast<uint64_t>(v) : static_cast<uint64_t>(v); }
 
 // The same floor bucket [m*c, m*c + c - 1] holds the whole bound.
@@ -279,14 +281,23 @@ Expr Simplifier::SimplifyCompare(ExprKind kind, const Expr& a0, const Expr& b0) 
     LinearSum d = sa;
     d.Add(sb, -1);
     if (auto v = DecideAgainstZero(kind, Bound(d))) return BoolImm(*v);
-    // Keep the constant on one side: `x + 2 < 5` becomes `x < 3`.
-    if (sb.is_const() || sa.is_const()) {
-      LinearSum& var_side = sb.is_const() ? sa : sb;
-      LinearSum& const_side = sb.is_const() ? sb : sa;
-      const_side.AddConst(-var_side.constant);
-      var_side.constant = 0;
+    // Canonical sides from d = a - b: positive terms on the left, the rest
+    // and the constant on the right (`x + 2 < 5` becomes `x < 3`,
+    // `i*4 + j < i*4 + 8` becomes `j < 8`).
+    LinearSum left = LinearSum::Const(t, 0), right = LinearSum::Const(t, 0);
+    for (const auto& term : d.terms) {
+      if (term.coeff > 0) {
+        left.AddTerm(term.expr, term.coeff);
+      } else {
+        right.AddTerm(term.expr, NegWrap(term.coeff));
+      }
     }
-    return Binary(kind, sa.ToExpr(), sb.ToExpr());
+    if (left.is_const()) {
+      left.constant = d.constant;
+    } else {
+      right.AddConst(NegWrap(d.constant));
+    }
+    return Binary(kind, left.ToExpr(), right.ToExpr());
   }
   Expr a = Simplify(a0), b = Simplify(b0);
   int64_t ia, ib;

@@ -232,6 +232,11 @@ TEST(Simplify, ComparisonsFromBounds) {
   EXPECT_SIMPLIFIES(an, i > C(20), BoolImm(false));
   EXPECT_SIMPLIFIES(an, i + 2 < C(5), i < C(3));
   EXPECT_SIMPLIFIES(an, LT(n, n + 1), BoolImm(true));
+  // Comparisons come out with common parts cancelled.
+  EXPECT_SIMPLIFIES(an, LT(n + 1, j + 1), LT(n, j));
+  EXPECT_SIMPLIFIES(an, LT(i * 4 + n, i * 4 + C(8)), LT(n, C(8)));
+  EXPECT_SIMPLIFIES(an, LE(C(3) - n, C(0)), LE(C(3), n));
+  EXPECT_SIMPLIFIES(an, EQ(n * 2, j + 1), EQ(n * 2, j + 1));
   EXPECT_SIMPLIFIES(an, LT(n, n), BoolImm(false));
   EXPECT_FALSE(an.CanProve(n < C(100)));
   Var u("u", DataType::UInt(8));
