@@ -232,7 +232,9 @@ Expr Neg(Expr a) {
     return IntImm(-i->value, a.dtype());
   }
   if (const auto* f = a.as<FloatImmNode>()) return FloatImm(-f->value, a.dtype());
-  return Sub(LiteralLike(a, 0), std::move(a));
+  // Build the zero first: argument evaluation order is unspecified.
+  Expr zero = LiteralLike(a, 0);
+  return Sub(std::move(zero), std::move(a));
 }
 
 Expr Select(Expr cond, Expr t, Expr f) {

@@ -69,11 +69,11 @@ B Union(const B& a, const B& b) {
   return {std::min(a.min_value, b.min_value), std::max(a.max_value, b.max_value)};
 }
 
-B Intersect(const B& a, const B& b) {
+// a clipped to b. Disjoint bounds can only come from a value that certainly
+// overflows; then any value of b is possible.
+B Clip(const B& a, const B& b) {
   B r{std::max(a.min_value, b.min_value), std::min(a.max_value, b.max_value)};
-  // Disjoint bounds only come from contradictory facts; keep the tighter
-  // expression-derived one rather than returning an empty interval.
-  if (r.min_value > r.max_value) return a;
+  if (r.min_value > r.max_value) return b;
   return r;
 }
 
@@ -149,8 +149,16 @@ class BoundEvaluator {
   B Eval(const Expr& e) {
     if (!e.defined()) throw IRError("ConstIntBound: undefined expression");
     B r = EvalNode(e);
-    if (e.dtype().is_integer() || e.dtype().is_bool()) r = Intersect(r, B::OfType(e.dtype()));
-    return r;
+    DataType t = e.dtype();
+    if (!(t.is_integer() || t.is_bool())) return r;
+    B range = B::OfType(t);
+    // Signed index arithmetic is assumed not to overflow (as TVM does), so
+    // the bound is clipped; unsigned arithmetic wraps in ordinary use, so a
+    // bound that leaves the type's range says nothing.
+    if (t.is_uint() && (r.min_value < range.min_value || r.max_value > range.max_value)) {
+      return range;
+    }
+    return Clip(r, range);
   }
 
  private:
@@ -177,18 +185,26 @@ class BoundEvaluator {
       }
       B a = Eval(bin->a), b = Eval(bin->b);
       switch (e.kind()) {
-        case ExprKind::kAdd: return AddB(a, b);
-        case ExprKind::kSub: return AddB(a, NegB(b));
-        case ExprKind::kMul: return MulB(a, b);
-        case ExprKind::kDiv: return DivB(a, b, /*floor=*/false);
-        case ExprKind::kFloorDiv: return DivB(a, b, /*floor=*/true);
-        case ExprKind::kMod: return TruncModB(a, b);
-        case ExprKind::kFloorMod: return FloorModB(a, b);
+        case ExprKind::kAdd:
+          return AddB(a, b);
+        case ExprKind::kSub:
+          return AddB(a, NegB(b));
+        case ExprKind::kMul:
+          return MulB(a, b);
+        case ExprKind::kDiv:
+          return DivB(a, b, /*floor=*/false);
+        case ExprKind::kFloorDiv:
+          return DivB(a, b, /*floor=*/true);
+        case ExprKind::kMod:
+          return TruncModB(a, b);
+        case ExprKind::kFloorMod:
+          return FloorModB(a, b);
         case ExprKind::kMin:
           return {std::min(a.min_value, b.min_value), std::min(a.max_value, b.max_value)};
         case ExprKind::kMax:
           return {std::max(a.min_value, b.min_value), std::max(a.max_value, b.max_value)};
-        default: return B::OfType(t);
+        default:
+          return B::OfType(t);
       }
     }
     if (const auto* s = e.as<SelectNode>()) return Union(Eval(s->true_value), Eval(s->false_value));
@@ -218,6 +234,10 @@ class BoundEvaluator {
 };
 
 }  // namespace
+
+ConstIntBound BoundAdd(const ConstIntBound& a, const ConstIntBound& b) { return AddB(a, b); }
+ConstIntBound BoundMul(const ConstIntBound& a, const ConstIntBound& b) { return MulB(a, b); }
+ConstIntBound BoundUnion(const ConstIntBound& a, const ConstIntBound& b) { return Union(a, b); }
 
 ConstIntBound ConstIntBound::OfType(DataType t) {
   if (t.is_bool()) return {0, 1};

@@ -37,6 +37,11 @@ struct ConstIntBound {
   std::string str() const;  // "[lo, hi]" with -inf / +inf for open ends
 };
 
+// Interval arithmetic on bounds (saturating; infinities absorb).
+ConstIntBound BoundAdd(const ConstIntBound& a, const ConstIntBound& b);
+ConstIntBound BoundMul(const ConstIntBound& a, const ConstIntBound& b);
+ConstIntBound BoundUnion(const ConstIntBound& a, const ConstIntBound& b);
+
 class ConstIntBoundAnalyzer {
  public:
   // v ranges over [min, min + extent). Non-constant min / extent are bounded

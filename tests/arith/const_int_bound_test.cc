@@ -80,6 +80,11 @@ TEST(ConstIntBound, CastsAndTypes) {
   EXPECT_EQ(an(Cast(DataType::Int(8), x)), B::Make(-128, 127));  // may wrap
   EXPECT_EQ(an(Cast(DataType::UInt(16), x)), B::Make(0, 299));
   EXPECT_EQ(an(Cast(DataType::Int32(), FloatImm(2.5))), B::OfType(DataType::Int32()));
+  // Unsigned subtraction may wrap to the top of the range.
+  Var u("u", DataType::UInt(8));
+  an.Update(u, B::Make(0, 10));
+  EXPECT_EQ(an(u - IntImm(1, DataType::UInt(8))), B::Make(0, 255));
+  EXPECT_EQ(an(u + IntImm(1, DataType::UInt(8))), B::Make(1, 11));
   Var big("big", DataType::Int64());
   an.Bind(big, {IntImm(0, DataType::Int64()), IntImm(int64_t{1} << 40, DataType::Int64())});
   EXPECT_EQ(an(big * 2), B::Make(0, (int64_t{1} << 41) - 2));
@@ -88,8 +93,8 @@ TEST(ConstIntBound, CastsAndTypes) {
 TEST(ConstIntBound, SymbolicRangeAndSaturation) {
   ConstIntBoundAnalyzer an;
   Var n("n"), i("i");
-  an.Bind(n, R(1, 16));             // n in [1, 16]
-  an.Bind(i, {IntImm(0), n});       // i in [0, n) => [0, 15]
+  an.Bind(n, R(1, 16));        // n in [1, 16]
+  an.Bind(i, {IntImm(0), n});  // i in [0, n) => [0, 15]
   EXPECT_EQ(an(i), B::Make(0, 15));
   Var w("w", DataType::Int64());
   B b = an(w * 4 + 1);
@@ -119,8 +124,8 @@ TEST(ConstIntBound, RandomExpressionsAreContained) {
       auto v = testing::Eval(e, env);
       if (!v) return;
       ++checked;
-      ASSERT_TRUE(b.contains(*v)) << "value " << *v << " outside " << b.str() << " at x="
-                                  << env.at(x.get()) << " y=" << env.at(y.get())
+      ASSERT_TRUE(b.contains(*v)) << "value " << *v << " outside " << b.str()
+                                  << " at x=" << env.at(x.get()) << " y=" << env.at(y.get())
                                   << " z=" << env.at(z.get());
     });
   }

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <random>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -47,9 +48,12 @@ inline std::optional<int64_t> Eval(const Expr& e, const Env& env) {
     int64_t a = *x, c = *y;
     uint64_t ua = static_cast<uint64_t>(a), uc = static_cast<uint64_t>(c);
     switch (e.kind()) {
-      case ExprKind::kAdd: return WrapTo(t, static_cast<int64_t>(ua + uc));
-      case ExprKind::kSub: return WrapTo(t, static_cast<int64_t>(ua - uc));
-      case ExprKind::kMul: return WrapTo(t, static_cast<int64_t>(ua * uc));
+      case ExprKind::kAdd:
+        return WrapTo(t, static_cast<int64_t>(ua + uc));
+      case ExprKind::kSub:
+        return WrapTo(t, static_cast<int64_t>(ua - uc));
+      case ExprKind::kMul:
+        return WrapTo(t, static_cast<int64_t>(ua * uc));
       case ExprKind::kDiv:
         if (c == 0) return std::nullopt;
         return WrapTo(t, a / c);
@@ -62,17 +66,28 @@ inline std::optional<int64_t> Eval(const Expr& e, const Env& env) {
       case ExprKind::kFloorMod:
         if (c == 0) return std::nullopt;
         return WrapTo(t, FloorModI(a, c));
-      case ExprKind::kMin: return std::min(a, c);
-      case ExprKind::kMax: return std::max(a, c);
-      case ExprKind::kEQ: return a == c;
-      case ExprKind::kNE: return a != c;
-      case ExprKind::kLT: return a < c;
-      case ExprKind::kLE: return a <= c;
-      case ExprKind::kGT: return a > c;
-      case ExprKind::kGE: return a >= c;
-      case ExprKind::kAnd: return (a != 0) && (c != 0);
-      case ExprKind::kOr: return (a != 0) || (c != 0);
-      default: return std::nullopt;
+      case ExprKind::kMin:
+        return std::min(a, c);
+      case ExprKind::kMax:
+        return std::max(a, c);
+      case ExprKind::kEQ:
+        return a == c;
+      case ExprKind::kNE:
+        return a != c;
+      case ExprKind::kLT:
+        return a < c;
+      case ExprKind::kLE:
+        return a <= c;
+      case ExprKind::kGT:
+        return a > c;
+      case ExprKind::kGE:
+        return a >= c;
+      case ExprKind::kAnd:
+        return (a != 0) && (c != 0);
+      case ExprKind::kOr:
+        return (a != 0) || (c != 0);
+      default:
+        return std::nullopt;
     }
   }
   if (const auto* n = e.as<NotNode>()) {
@@ -81,8 +96,7 @@ inline std::optional<int64_t> Eval(const Expr& e, const Env& env) {
     return *x == 0;
   }
   if (const auto* s = e.as<SelectNode>()) {
-    auto c = Eval(s->condition, env), x = Eval(s->true_value, env),
-         y = Eval(s->false_value, env);
+    auto c = Eval(s->condition, env), x = Eval(s->true_value, env), y = Eval(s->false_value, env);
     if (!c || !x || !y) return std::nullopt;
     return *c ? *x : *y;
   }
@@ -92,6 +106,28 @@ inline std::optional<int64_t> Eval(const Expr& e, const Env& env) {
     return WrapTo(t, *x);
   }
   return std::nullopt;
+}
+
+// A compact infix spelling for failure messages.
+inline std::string Str(const Expr& e) {
+  if (!e.defined()) return "<undef>";
+  if (const auto* i = e.as<IntImmNode>()) return std::to_string(i->value);
+  if (const auto* f = e.as<FloatImmNode>()) return std::to_string(f->value);
+  if (const auto* v = e.as<VarNode>()) return v->name;
+  if (const auto* b = e.as<BinaryNode>()) {
+    static const char* kSym[] = {"+",  "-",     "*",     "/",     " truncmod ", "//",
+                                 "%",  " min ", " max ", "==",    "!=",         "<",
+                                 "<=", ">",     ">=",    " and ", " or "};
+    int k = static_cast<int>(e.kind()) - static_cast<int>(ExprKind::kAdd);
+    return "(" + Str(b->a) + kSym[k] + Str(b->b) + ")";
+  }
+  if (const auto* n = e.as<NotNode>()) return "!" + Str(n->a);
+  if (const auto* s = e.as<SelectNode>()) {
+    return "select(" + Str(s->condition) + ", " + Str(s->true_value) + ", " + Str(s->false_value) +
+           ")";
+  }
+  if (const auto* c = e.as<CastNode>()) return e.dtype().str() + "(" + Str(c->value) + ")";
+  return "<expr>";
 }
 
 // Random integer expressions over vars, with small constants, built through
@@ -106,22 +142,44 @@ class ExprGen {
       if (Pick(3) == 0) return IntImm(Pick(9) - 4, t);
       return vars_[Pick(static_cast<int>(vars_.size()))];
     }
-    int k = Pick(12);
+    int k = Pick(14);
     auto sub = [&] { return Int(depth - 1); };
     auto cst = [&] { return IntImm(Pick(7) + 1, t); };  // positive divisor
     switch (k) {
-      case 0: return Add(sub(), sub());
-      case 1: return Sub(sub(), sub());
-      case 2: return Mul(sub(), IntImm(Pick(7) - 3, t));
-      case 3: return FloorDiv(sub(), cst());
-      case 4: return FloorMod(sub(), cst());
-      case 5: return Min(sub(), sub());
-      case 6: return Max(sub(), sub());
-      case 7: return Select(Bool(depth - 1), sub(), sub());
-      case 8: return Div(sub(), cst());
-      case 9: return TruncMod(sub(), cst());
-      case 10: return Mul(sub(), sub());
-      default: return Add(Mul(sub(), IntImm(Pick(5) + 1, t)), sub());
+      case 0:
+        return Add(sub(), sub());
+      case 1:
+        return Sub(sub(), sub());
+      case 2:
+        return Mul(sub(), IntImm(Pick(7) - 3, t));
+      case 3:
+        return FloorDiv(sub(), cst());
+      case 4:
+        return FloorMod(sub(), cst());
+      case 5:
+        return Min(sub(), sub());
+      case 6:
+        return Max(sub(), sub());
+      case 7:
+        return Select(Bool(depth - 1), sub(), sub());
+      case 8:
+        return Div(sub(), cst());
+      case 9:
+        return TruncMod(sub(), cst());
+      case 10:
+        return Mul(sub(), sub());
+      case 11: {  // split pieces that recombine (or nearly do)
+        Expr x = sub(), c = cst();
+        int64_t k = Pick(5) - 2, cv = static_cast<const IntImmNode*>(c.get())->value;
+        return Add(Mul(FloorDiv(x, c), IntImm(k * cv + (Pick(4) == 0 ? 1 : 0), t)),
+                   Mul(FloorMod(x, c), IntImm(k, t)));
+      }
+      case 12: {
+        Expr x = sub(), c = cst();
+        return Sub(Add(x, sub()), Mul(FloorDiv(x, c), c));
+      }
+      default:
+        return Add(Mul(sub(), IntImm(Pick(5) + 1, t)), sub());
     }
   }
 
@@ -129,15 +187,24 @@ class ExprGen {
     int k = Pick(9);
     if (depth <= 0 && k >= 6) k = Pick(6);
     switch (k) {
-      case 0: return LT(Int(depth), Int(depth));
-      case 1: return LE(Int(depth), Int(depth));
-      case 2: return EQ(Int(depth), Int(depth));
-      case 3: return NE(Int(depth), Int(depth));
-      case 4: return GE(Int(depth), Int(depth));
-      case 5: return GT(Int(depth), Int(depth));
-      case 6: return And(Bool(depth - 1), Bool(depth - 1));
-      case 7: return Or(Bool(depth - 1), Bool(depth - 1));
-      default: return Not(Bool(depth - 1));
+      case 0:
+        return LT(Int(depth), Int(depth));
+      case 1:
+        return LE(Int(depth), Int(depth));
+      case 2:
+        return EQ(Int(depth), Int(depth));
+      case 3:
+        return NE(Int(depth), Int(depth));
+      case 4:
+        return GE(Int(depth), Int(depth));
+      case 5:
+        return GT(Int(depth), Int(depth));
+      case 6:
+        return And(Bool(depth - 1), Bool(depth - 1));
+      case 7:
+        return Or(Bool(depth - 1), Bool(depth - 1));
+      default:
+        return Not(Bool(depth - 1));
     }
   }
 

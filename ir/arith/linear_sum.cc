@@ -1,0 +1,122 @@
+#include "ir/arith/linear_sum.h"
+
+#include "ir/arith/expr_compare.h"
+#include "ir/error.h"
+#include "ir/op.h"
+
+namespace kiln::ir::arith {
+
+int64_t WrapInt(DataType t, int64_t v) {
+  if (t.is_bool()) return v != 0;
+  if (t.bits() >= 64) return v;
+  uint64_t mask = (uint64_t{1} << t.bits()) - 1;
+  uint64_t u = static_cast<uint64_t>(v) & mask;
+  if (t.is_int() && (u >> (t.bits() - 1))) u |= ~mask;
+  return static_cast<int64_t>(u);
+}
+
+namespace {
+
+int64_t WrapAdd(DataType t, int64_t a, int64_t b) {
+  return WrapInt(t, static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b)));
+}
+
+int64_t WrapMul(DataType t, int64_t a, int64_t b) {
+  return WrapInt(t, static_cast<int64_t>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b)));
+}
+
+}  // namespace
+
+LinearSum LinearSum::Const(DataType t, int64_t v) {
+  LinearSum s;
+  s.dtype = t;
+  s.constant = WrapInt(t, v);
+  return s;
+}
+
+LinearSum LinearSum::Atom(const Expr& e) {
+  LinearSum s;
+  s.dtype = e.dtype();
+  s.terms.push_back({e, 1});
+  return s;
+}
+
+const Expr* LinearSum::as_atom() const {
+  if (constant == 0 && terms.size() == 1 && terms[0].coeff == 1) return &terms[0].expr;
+  return nullptr;
+}
+
+void LinearSum::AddTerm(const Expr& e, int64_t coeff) {
+  coeff = WrapInt(dtype, coeff);
+  if (coeff == 0) return;
+  // Insert after every term that sorts before or ties with e, merging with
+  // an identical one.
+  size_t pos = 0;
+  for (; pos < terms.size(); ++pos) {
+    int c = ExprCompare(terms[pos].expr, e);
+    if (c == 0 && ExprEqual(terms[pos].expr, e)) {
+      terms[pos].coeff = WrapAdd(dtype, terms[pos].coeff, coeff);
+      if (terms[pos].coeff == 0) terms.erase(terms.begin() + static_cast<std::ptrdiff_t>(pos));
+      return;
+    }
+    if (c > 0) break;
+  }
+  terms.insert(terms.begin() + static_cast<std::ptrdiff_t>(pos), Term{e, coeff});
+}
+
+void LinearSum::AddConst(int64_t v) { constant = WrapAdd(dtype, constant, v); }
+
+void LinearSum::Add(const LinearSum& other, int64_t scale) {
+  for (const auto& t : other.terms) AddTerm(t.expr, WrapMul(dtype, t.coeff, scale));
+  AddConst(WrapMul(dtype, other.constant, scale));
+}
+
+void LinearSum::Scale(int64_t k) {
+  k = WrapInt(dtype, k);
+  if (k == 0) {
+    terms.clear();
+    constant = 0;
+    return;
+  }
+  std::vector<Term> kept;
+  for (auto& t : terms) {
+    int64_t c = WrapMul(dtype, t.coeff, k);
+    if (c != 0) kept.push_back({t.expr, c});  // may vanish by wraparound
+  }
+  terms = std::move(kept);
+  constant = WrapMul(dtype, constant, k);
+}
+
+Expr LinearSum::ToExpr() const {
+  auto lit = [&](int64_t v) { return IntImm(v, dtype); };
+  auto scaled = [&](const Term& t) {
+    return t.coeff == 1 ? t.expr : ir::Mul(t.expr, lit(t.coeff));
+  };
+  Expr result;
+  for (const auto& t : terms) {
+    if (t.coeff > 0) result = result.defined() ? ir::Add(result, scaled(t)) : scaled(t);
+  }
+  int64_t c = constant;
+  if (!result.defined() && c > 0) {
+    result = lit(c);
+    c = 0;
+  }
+  // -v fits the type unless v is its minimum; such a value is added as is.
+  auto negatable = [&](int64_t v) { return v != INT64_MIN && WrapInt(dtype, -v) == -v; };
+  for (const auto& t : terms) {
+    if (t.coeff >= 0) continue;
+    if (!result.defined()) {
+      result = scaled(t);
+    } else if (negatable(t.coeff)) {
+      result = ir::Sub(result, scaled(Term{t.expr, -t.coeff}));
+    } else {
+      result = ir::Add(result, scaled(t));
+    }
+  }
+  if (!result.defined()) return lit(c);
+  if (c > 0) return ir::Add(result, lit(c));
+  if (c < 0) return negatable(c) ? ir::Sub(result, lit(-c)) : ir::Add(result, lit(c));
+  return result;
+}
+
+}  // namespace kiln::ir::arith

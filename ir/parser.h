@@ -1,0 +1,21 @@
+// Reads the canonical text form (ir/printer.h) and the TVMScript subset TVM
+// prints for the same IR.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ir/error.h"
+#include "ir/prim_func.h"
+
+namespace kiln::ir {
+
+// Parses text holding exactly one @T.prim_func. Throws ParseError
+// ("file:line:col: error: what was expected") on any malformed input; the
+// tree is built as written (constants are never folded).
+PrimFunc ParseFunc(std::string_view text, const std::string& filename = "<input>");
+// Parses every @T.prim_func in the text, in order.
+std::vector<PrimFunc> ParseFuncs(std::string_view text, const std::string& filename = "<input>");
+
+}  // namespace kiln::ir

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Installs every Debian package Kiln builds, tests and benchmarks with.
+# Idempotent: when everything is present it only checks and returns (no apt).
+set -euo pipefail
+
+PACKAGES=(
+  cmake ninja-build g++ clang-14 libclang-rt-14-dev pkg-config ccache
+  libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
+  libxgboost-dev xgboost
+  libsqlite3-dev sqlite3
+  libgtest-dev libgmock-dev
+  llvm-16-dev libzstd-dev
+  libcli11-dev libspdlog-dev libfmt-dev nlohmann-json3-dev libxxhash-dev
+  libopenblas-dev libbenchmark-dev
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if ((${#missing[@]})); then
+  echo "kiln: installing ${#missing[@]} missing package(s): ${missing[*]}"
+  SUDO=""
+  if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+# The CUDA Toolkit is part of the machine image, not a Debian package.
+if ! command -v ptxas >/dev/null 2>&1 && [ ! -x /usr/local/cuda/bin/ptxas ]; then
+  echo "kiln: error: the CUDA Toolkit (ptxas, NVRTC, nvJitLink) was not found." >&2
+  echo "kiln: install CUDA 12+ under /usr/local/cuda; Kiln generates and checks GPU code with it." >&2
+  exit 1
+fi

@@ -1,0 +1,12 @@
+// Registration of the kiln CLI's subcommands, one function per command group.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace kiln::tools {
+
+// Each Register* adds its subcommands to `app`; a subcommand's callback sets
+// *exit_code (0 success, non-zero on error) and reports errors on stderr.
+void RegisterIrCommands(CLI::App& app, int* exit_code);
+
+}  // namespace kiln::tools

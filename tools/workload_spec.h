@@ -1,0 +1,22 @@
+// Resolving a workload spec from the command line: "GMM", "GMM:3" or a path.
+#pragma once
+
+#include <string>
+
+#include "ir/prim_func.h"
+
+namespace kiln::tools {
+
+struct ResolvedWorkload {
+  ir::PrimFunc func;
+  std::string label;  // "GMM:3" or the file path
+};
+
+// A suite name (index 0), NAME:IDX, or a path to a text file ("-" is stdin).
+// Throws std::runtime_error (or ParseError) with a message naming the spec.
+ResolvedWorkload ResolveWorkload(const std::string& spec);
+
+// Reads a whole file ("-" reads stdin); throws with the path on failure.
+std::string ReadTextFile(const std::string& path);
+
+}  // namespace kiln::tools
