@@ -41,8 +41,8 @@ void Guard(int* exit_code, F fn) {
 
 void Workloads(bool as_json) {
   json out = json::array();
-  for (const auto& cfg : ir::workloads::SuiteConfigs()) {
-    ir::workloads::WorkloadInfo info = ir::workloads::DescribeWorkload(cfg.name, cfg.index);
+  for (const auto& cfg : ir::SuiteConfigs()) {
+    ir::WorkloadInfo info = ir::DescribeWorkload(cfg.name, cfg.index);
     json args = json::array();
     for (const auto& [name, shape] : info.args) args.push_back({{"name", name}, {"shape", shape}});
     out.push_back({{"name", cfg.name},
@@ -75,7 +75,8 @@ void Workloads(bool as_json) {
 
 void RegisterIrCommands(CLI::App& app, int* exit_code) {
   auto* workloads = app.add_subcommand("workloads", "List the built-in workload suite");
-  auto* workloads_json = workloads->add_flag("--json", "Print JSON");
+  auto workloads_json = std::make_shared<bool>(false);
+  workloads->add_flag("--json", *workloads_json, "Print JSON");
   workloads->callback([=] { Guard(exit_code, [&] { Workloads(*workloads_json); }); });
 
   auto* show = app.add_subcommand("show", "Print a workload in the canonical text form");
@@ -88,7 +89,8 @@ void RegisterIrCommands(CLI::App& app, int* exit_code) {
   auto* check = app.add_subcommand("check", "Parse and verify text files ('-' reads stdin)");
   auto check_files = std::make_shared<std::vector<std::string>>();
   check->add_option("files", *check_files, "Files to check")->required();
-  auto* check_json = check->add_flag("--json", "Print one JSON result per file");
+  auto check_json = std::make_shared<bool>(false);
+  check->add_flag("--json", *check_json, "Print one JSON result per file");
   check->callback([=] {
     json results = json::array();
     for (const auto& file : *check_files) {
@@ -126,7 +128,8 @@ void RegisterIrCommands(CLI::App& app, int* exit_code) {
   auto* hash = app.add_subcommand("hash", "Print a workload's structural hash");
   auto hash_spec = std::make_shared<std::string>();
   hash->add_option("workload", *hash_spec, "Suite name (GMM, GMM:3) or a text file")->required();
-  auto* hash_json = hash->add_flag("--json", "Print JSON");
+  auto hash_json = std::make_shared<bool>(false);
+  hash->add_flag("--json", *hash_json, "Print JSON");
   hash->callback([=] {
     Guard(exit_code, [&] {
       ResolvedWorkload w = ResolveWorkload(*hash_spec);

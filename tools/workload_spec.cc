@@ -49,7 +49,7 @@ ResolvedWorkload ResolveWorkload(const std::string& spec) {
                                "index such as GMM:3");
     }
   }
-  ir::PrimFunc f = ir::workloads::MakeWorkload(name, index);
+  ir::PrimFunc f = ir::MakeWorkload(name, index);
   return {std::move(f), name + ":" + std::to_string(index)};
 }
 
