@@ -1,4 +1,6 @@
 // kiln workloads | show | check | hash: the IR-level commands.
+#include <algorithm>
+#include <array>
 #include <iomanip>
 #include <memory>
 #include <iostream>
@@ -56,8 +58,8 @@ void Workloads(bool as_json) {
     std::cout << out.dump(2) << "\n";
     return;
   }
-  std::cout << std::left << std::setw(12) << "WORKLOAD" << std::setw(34) << "CONFIG"
-            << std::setw(12) << "GFLOP" << "ARGS\n";
+  // Columns sized to their content so long names and configs stay aligned.
+  std::vector<std::array<std::string, 4>> rows = {{"WORKLOAD", "CONFIG", "GFLOP", "ARGS"}};
   for (const auto& w : out) {
     std::string args;
     for (const auto& a : w["args"]) {
@@ -65,9 +67,17 @@ void Workloads(bool as_json) {
       args += a["name"].get<std::string>() + ShapeText(a["shape"].get<std::vector<int64_t>>());
     }
     std::ostringstream gflop;
-    gflop << std::fixed << std::setprecision(3) << w["flops"].get<double>() / 1e9;
-    std::cout << std::setw(12) << w["spec"].get<std::string>() << std::setw(34)
-              << w["params"].get<std::string>() << std::setw(12) << gflop.str() << args << "\n";
+    gflop << std::setprecision(4) << w["flops"].get<double>() / 1e9;
+    rows.push_back({w["spec"].get<std::string>(), w["params"].get<std::string>(), gflop.str(), args});
+  }
+  std::array<size_t, 3> width{};
+  for (const auto& r : rows) {
+    for (size_t c = 0; c < width.size(); ++c) width[c] = std::max(width[c], r[c].size());
+  }
+  for (const auto& r : rows) {
+    std::cout << std::left;
+    for (size_t c = 0; c < width.size(); ++c) std::cout << std::setw(width[c] + 2) << r[c];
+    std::cout << r[3] << "\n";
   }
 }
 
