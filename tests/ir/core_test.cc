@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "ir/ir.h"
+#include "ir/substitute.h"
 
 namespace kiln::ir {
 namespace {
@@ -120,9 +121,9 @@ TEST(Stmt, SeqStmtFlattensAndUnwrapsSingletons) {
 }
 
 // Replaces one variable by another everywhere.
-class Substitute : public IRMutator {
+class ReplaceVar : public IRMutator {
  public:
-  Substitute(const Var& from, Expr to) : from_(from), to_(std::move(to)) {}
+  ReplaceVar(const Var& from, Expr to) : from_(from), to_(std::move(to)) {}
 
  protected:
   Expr VisitVar(const Expr& e, const VarNode* op) override {
@@ -152,10 +153,10 @@ TEST(Functor, MutatorKeepsUnchangedSubtreesAndRebuildsChangedOnes) {
   Stmt store = BufferStore(b, BufferLoad(a, {i}) + BufferLoad(a, {IntImm(0)}), {i});
   Stmt loop = For(i, IntImm(0), IntImm(8), ForKind::kSerial, store);
 
-  Substitute nothing(j, IntImm(3));
+  ReplaceVar nothing(j, IntImm(3));
   EXPECT_TRUE(nothing.VisitStmt(loop).same_as(loop));
 
-  Substitute some(i, j * 2);
+  ReplaceVar some(i, j * 2);
   Stmt out = some.VisitStmt(loop);
   EXPECT_FALSE(out.same_as(loop));
   const auto* f = out.as<ForNode>();
@@ -182,6 +183,30 @@ TEST(PrimFunc, RootBody) {
   PrimFunc bad;
   bad.body = BufferStore(a, FloatImm(0.0), {IntImm(0)});
   EXPECT_THROW(bad.root_block(), IRError);
+}
+
+}  // namespace
+}  // namespace kiln::ir
+
+namespace kiln::ir {
+namespace {
+
+TEST(Substitute, ReplacesUsesAndCastsToTheVariableType) {
+  Var i("i"), j("j", DataType::Int64());
+  Buffer a("A", DataType::Float32(), {IntImm(8)});
+  Expr e = BufferLoad(a, {i * 2 + 1});
+  Expr out = Substitute(e, {{i.get(), j + 3}});
+  EXPECT_TRUE(UsesVar(out, [&](const VarNode* v) { return v == j.get(); }));
+  EXPECT_FALSE(UsesVar(out, [&](const VarNode* v) { return v == i.get(); }));
+  // j + 3 is int64 while i is int32: the substitute is cast back.
+  const auto* mul = out.as<BufferLoadNode>()->indices[0].as<BinaryNode>()->a.as<BinaryNode>();
+  ASSERT_NE(mul, nullptr);
+  EXPECT_NE(mul->a.as<CastNode>(), nullptr);
+  EXPECT_TRUE(Substitute(e, {}).same_as(e));
+  EXPECT_TRUE(Substitute(e, {{j.get(), IntImm(0)}}).same_as(e));
+  auto vars = FreeVars(i * j + i);
+  ASSERT_EQ(vars.size(), 2u);
+  EXPECT_EQ(vars[0], i.get());
 }
 
 }  // namespace
