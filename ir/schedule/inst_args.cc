@@ -149,6 +149,17 @@ std::string PyList(const std::vector<std::string>& items) {
 
 std::string PyStr(const std::string& s) { return nlohmann::json(s).dump(); }
 
+std::string PyValue(const nlohmann::json& v) {
+  if (v.is_array()) {
+    std::vector<std::string> items;
+    for (const auto& x : v) items.push_back(PyValue(x));
+    return PyList(items);
+  }
+  if (v.is_boolean()) return PyBool(v.get<bool>());
+  if (v.is_null()) return "None";
+  return v.dump();
+}
+
 std::string PyAssign(const std::vector<std::string>& outputs) {
   if (outputs.empty()) return "";
   std::string s;

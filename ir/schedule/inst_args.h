@@ -42,6 +42,8 @@ std::vector<int64_t> DecisionInts(const std::string& kind, const nlohmann::json&
 std::string PyBool(bool b);                          // "True" / "False"
 std::string PyList(const std::vector<std::string>& items);  // "[a, b]"
 std::string PyStr(const std::string& s);             // "\"s\""
+// A JSON value as Python writes it: [1, 2], True, "s", 0.25.
+std::string PyValue(const nlohmann::json& v);
 // "a, b = " for outputs (or "" when none); names given.
 std::string PyAssign(const std::vector<std::string>& outputs);
 

@@ -160,9 +160,9 @@ const InstructionKind& SampleCategorical() {
       },
       [](const std::vector<std::string>&, const std::vector<std::string>& out,
          const nlohmann::json& attrs, const nlohmann::json* decision) {
-        return inst::PyAssign(out) + "sch.sample_categorical(candidates=" + attrs[0].dump() +
-               ", probs=" + attrs[1].dump() +
-               (decision ? ", decision=" + decision->dump() : std::string()) + ")";
+        return inst::PyAssign(out) + "sch.sample_categorical(candidates=" + inst::PyValue(attrs[0]) +
+               ", probs=" + inst::PyValue(attrs[1]) +
+               (decision ? ", decision=" + inst::PyValue(*decision) : std::string()) + ")";
       },
       nullptr};
   return k;
@@ -195,7 +195,7 @@ const InstructionKind& SamplePerfectTile() {
          const nlohmann::json& attrs, const nlohmann::json* decision) {
         return inst::PyAssign(out) + "sch.sample_perfect_tile(loop=" + in[0] +
                ", n=" + attrs[0].dump() + ", max_innermost_factor=" + attrs[1].dump() +
-               (decision ? ", decision=" + decision->dump() : std::string()) + ")";
+               (decision ? ", decision=" + inst::PyValue(*decision) : std::string()) + ")";
       },
       nullptr};
   return k;
