@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Builds the parser fuzz target with clang + ASan/UBSan in build-fuzz and runs
-# it for FUZZ_SECONDS (default 60). Exits non-zero when the fuzzer finds a
+# Builds the fuzz targets with clang + ASan/UBSan in build-fuzz and runs the
+# parser fuzzer for FUZZ_SECONDS (default 60) and the trace fuzzer for
+# TRACE_FUZZ_SECONDS (default 30). Exits non-zero when the fuzzer finds a
 # crash, a sanitizer report or a print/parse mismatch.
 set -euo pipefail
 
@@ -13,20 +14,26 @@ launcher=()
 if command -v ccache >/dev/null; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
 CC=clang-14 CXX=clang++-14 cmake -S "$root" -B "$build" -G Ninja -DKILN_FUZZ=ON \
   -DKILN_BUILD_BENCH=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo "${launcher[@]}" >/dev/null
-ninja -C "$build" -j"$jobs" parser_fuzz
+ninja -C "$build" -j"$jobs" parser_fuzz trace_fuzz
 
-corpus="$build/parser_corpus"
-mkdir -p "$corpus"
-for dir in "$root/tests/data/tvmscript" "$root/configs/workloads"; do
-  if [[ -d "$dir" ]]; then
-    find "$dir" -type f \( -name '*.py' -o -name '*.tir' -o -name '*.txt' \) \
-      -exec cp {} "$corpus/" \;
-  fi
-done
+# run_target NAME SECONDS DICT SEED_DIR... : fuzz one target from a seeded corpus.
+run_target() {
+  local name=$1 secs=$2 dict=$3
+  shift 3
+  local corpus="$build/${name}_corpus" artifacts="$build/${name}_artifacts"
+  mkdir -p "$corpus" "$artifacts"
+  for dir in "$@"; do
+    if [[ -d "$dir" ]]; then
+      find "$dir" -type f \( -name '*.py' -o -name '*.json' \) -exec cp {} "$corpus/" \;
+    fi
+  done
+  local extra=()
+  if [[ -n "$dict" ]]; then extra=(-dict="$dict"); fi
+  echo "fuzzing ${name} for ${secs}s (corpus: $corpus)"
+  "$build/fuzz/${name}_fuzz" "$corpus" -max_total_time="$secs" -max_len=8192 -timeout=10 \
+    -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$artifacts/" "${extra[@]}"
+}
 
-artifacts="$build/parser_artifacts"
-mkdir -p "$artifacts"
-echo "fuzzing the parser for ${seconds}s (corpus: $corpus)"
-"$build/fuzz/parser_fuzz" "$corpus" -max_total_time="$seconds" -max_len=8192 -timeout=10 \
-  -dict="$root/fuzz/parser_fuzz.dict" -rss_limit_mb=2048 -print_final_stats=1 \
-  -artifact_prefix="$artifacts/"
+run_target parser "$seconds" "$root/fuzz/parser_fuzz.dict" "$root/tests/data/tvmscript" \
+  "$root/configs/workloads"
+run_target trace "${TRACE_FUZZ_SECONDS:-30}" "" "$root/tests/data/traces"

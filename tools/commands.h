@@ -8,5 +8,6 @@ namespace kiln::tools {
 // Each Register* adds its subcommands to `app`; a subcommand's callback sets
 // *exit_code (0 success, non-zero on error) and reports errors on stderr.
 void RegisterIrCommands(CLI::App& app, int* exit_code);
+void RegisterScheduleCommands(CLI::App& app, int* exit_code);
 
 }  // namespace kiln::tools

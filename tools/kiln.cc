@@ -12,6 +12,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string("kiln 0.1.0"));
   int exit_code = 0;
   kiln::tools::RegisterIrCommands(app, &exit_code);
+  kiln::tools::RegisterScheduleCommands(app, &exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -92,7 +92,7 @@ class IterMapRewriter {
         if (!AsConstInt(y.base, &c)) Fail("iterators scaled by a non-constant factor");
         IterSumExpr r = Base(an_->Simplify(Mul(x.base, y.base)));
         for (auto s : x.args) {
-          s.scale *= c;
+          if (__builtin_mul_overflow(s.scale, c, &s.scale)) Fail("iterator coefficient overflows");
           AddSplit(&r, s);
         }
         return r;

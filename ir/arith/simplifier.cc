@@ -26,7 +26,11 @@ int64_t FloorDivI(int64_t a, int64_t b) {
   return q;
 }
 
-int64_t FloorModI(int64_t a, int64_t b) { return a - FloorDivI(a, b) * b; }
+// In unsigned arithmetic: the product may leave int64 although the result fits.
+int64_t FloorModI(int64_t a, int64_t b) {
+  uint64_t q = static_cast<uint64_t>(FloorDivI(a, b));
+  return static_cast<int64_t>(static_cast<uint64_t>(a) - q * static_cast<uint64_t>(b));
+}
 
 int64_t NegWrap(int64_t v) { return static_cast<int64_t>(0 - static_cast<uint64_t>(v)); }
 
@@ -638,8 +642,9 @@ LinearSum Simplifier::SumFloorMod(LinearSum a, int64_t c) {
   for (const auto& term : a.terms) r.AddTerm(term.expr, term.coeff % c);
   if (r.is_const()) return r;
   int64_t m;
-  if (SameBucket(Bound(r), c, &m)) {
-    r.AddConst(-m * c);
+  int64_t shift;
+  if (SameBucket(Bound(r), c, &m) && !__builtin_mul_overflow(m, c, &shift)) {
+    r.AddConst(NegWrap(shift));
     return r;
   }
   // floormod(floormod(x, k*c), c) = floormod(x, c).

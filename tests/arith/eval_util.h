@@ -31,7 +31,11 @@ inline int64_t FloorDivI(int64_t a, int64_t b) {
   if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
   return q;
 }
-inline int64_t FloorModI(int64_t a, int64_t b) { return a - FloorDivI(a, b) * b; }
+// In unsigned arithmetic: the product may leave int64 although the result fits.
+inline int64_t FloorModI(int64_t a, int64_t b) {
+  uint64_t q = static_cast<uint64_t>(FloorDivI(a, b));
+  return static_cast<int64_t>(static_cast<uint64_t>(a) - q * static_cast<uint64_t>(b));
+}
 
 // nullopt when the expression divides by zero or uses something unsupported.
 inline std::optional<int64_t> Eval(const Expr& e, const Env& env) {
@@ -55,17 +59,24 @@ inline std::optional<int64_t> Eval(const Expr& e, const Env& env) {
       case ExprKind::kMul:
         return WrapTo(t, static_cast<int64_t>(ua * uc));
       case ExprKind::kDiv:
-        if (c == 0) return std::nullopt;
-        return WrapTo(t, a / c);
       case ExprKind::kMod:
-        if (c == 0) return std::nullopt;
-        return WrapTo(t, a % c);
       case ExprKind::kFloorDiv:
+      case ExprKind::kFloorMod: {
         if (c == 0) return std::nullopt;
-        return WrapTo(t, FloorDivI(a, c));
-      case ExprKind::kFloorMod:
-        if (c == 0) return std::nullopt;
-        return WrapTo(t, FloorModI(a, c));
+        bool div = e.kind() == ExprKind::kDiv || e.kind() == ExprKind::kFloorDiv;
+        // x / -1 is the wrapped negation (INT64_MIN / -1 would trap).
+        if (c == -1) return div ? WrapTo(t, static_cast<int64_t>(0 - ua)) : 0;
+        switch (e.kind()) {
+          case ExprKind::kDiv:
+            return WrapTo(t, a / c);
+          case ExprKind::kMod:
+            return WrapTo(t, a % c);
+          case ExprKind::kFloorDiv:
+            return WrapTo(t, FloorDivI(a, c));
+          default:
+            return WrapTo(t, FloorModI(a, c));
+        }
+      }
       case ExprKind::kMin:
         return std::min(a, c);
       case ExprKind::kMax:

@@ -1,0 +1,153 @@
+// A Schedule: a function being transformed, the random-variable handles that
+// name its blocks, loops and sampled values, its RNG, and the trace of every
+// primitive applied so far.
+//
+// Handles stay valid across primitives: a block is found by its (unique) name
+// and a loop by its loop variable, both of which survive the rewrites that do
+// not remove them. A handle to something a primitive removed fails loudly
+// with a ScheduleError saying so.
+//
+// Primitive implementations live one per file in ir/schedule/primitive/;
+// each checks its preconditions as TVM's does and raises ScheduleError.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "ir/prim_func.h"
+#include "ir/schedule/instruction.h"
+#include "ir/schedule/random_engine.h"
+#include "ir/schedule/schedule_error.h"
+#include "ir/schedule/trace.h"
+#include "ir/schedule/tree.h"
+
+namespace kiln::ir {
+
+// A split factor: inferred (monostate), a constant, or a sampled value.
+using Factor = std::variant<std::monostate, int64_t, ExprRV>;
+// An annotation value.
+using AnnValue = std::variant<int64_t, double, std::string, ExprRV>;
+using BlockOrLoop = std::variant<BlockRV, LoopRV>;
+
+class Schedule {
+ public:
+  // Takes a copy of `func` (trees are shared, never mutated). seed as in
+  // RandomEngine::Seed.
+  explicit Schedule(PrimFunc func, int64_t seed = 1);
+
+  const PrimFunc& func() const { return func_; }
+  const Trace& trace() const { return trace_; }
+  RandomEngine& rng() { return rng_; }
+  void Seed(int64_t seed) { rng_.Seed(seed); }
+  int64_t ForkSeed() { return rng_.ForkSeed(); }
+  // An independent copy: same function, symbols and trace; a forked RNG.
+  Schedule Copy();
+
+  // ---- Reading handles --------------------------------------------------
+  // Each throws ScheduleError if the handle is of the wrong kind, unknown,
+  // or names something that no longer exists.
+  const BlockRealizeNode& GetRealize(BlockRV b) const;
+  const BlockNode& Get(BlockRV b) const { return *GetRealize(b).block.get(); }
+  const ForNode& Get(LoopRV l) const;
+  int64_t Get(ExprRV v) const;
+  StmtPath PathOf(BlockRV b) const;
+  StmtPath PathOf(LoopRV l) const;
+  // Names for messages: the block name, or the loop variable's name.
+  std::string NameOf(BlockRV b) const;
+  std::string NameOf(LoopRV l) const;
+  bool HasBlock(const std::string& name) const;
+  // The special loop handles sample_compute_location returns.
+  bool IsInlineMark(LoopRV l) const;
+  bool IsRootMark(LoopRV l) const;
+
+  // ---- Sampling (sampling.cc) --------------------------------------------
+  ExprRV SampleCategorical(const std::vector<int64_t>& candidates,
+                           const std::vector<double>& probs,
+                           std::optional<int64_t> decision = std::nullopt);
+  std::vector<ExprRV> SamplePerfectTile(LoopRV loop, int n, int max_innermost_factor = 16,
+                                        std::optional<std::vector<int64_t>> decision = std::nullopt);
+  LoopRV SampleComputeLocation(BlockRV block, std::optional<int64_t> decision = std::nullopt);
+
+  // ---- Lookup (get_block_loop.cc) ----------------------------------------
+  BlockRV GetBlock(const std::string& name, const std::string& func_name = "main");
+  std::vector<LoopRV> GetLoops(BlockRV block);
+  std::vector<BlockRV> GetChildBlocks(BlockOrLoop scope);
+  std::vector<BlockRV> GetProducers(BlockRV block);
+  std::vector<BlockRV> GetConsumers(BlockRV block);
+
+  // ---- Loop transformations ------------------------------------------------
+  std::vector<LoopRV> Split(LoopRV loop, const std::vector<Factor>& factors,
+                            bool preserve_unit_iters = true, bool disable_predication = false);
+  LoopRV Fuse(const std::vector<LoopRV>& loops, bool preserve_unit_iters = true);
+  void Reorder(const std::vector<LoopRV>& ordered_loops);
+  LoopRV AddUnitLoop(BlockOrLoop target);
+
+  // ---- Loop kinds and annotations ----------------------------------------
+  void Parallel(LoopRV loop);
+  void Vectorize(LoopRV loop);
+  void Unroll(LoopRV loop);
+  void Bind(LoopRV loop, const std::string& thread_axis);
+  void Annotate(BlockOrLoop target, const std::string& key, const AnnValue& value);
+  void Unannotate(BlockOrLoop target, const std::string& key);
+
+  // ---- Caching ----------------------------------------------------------
+  BlockRV CacheRead(BlockRV block, int read_buffer_index, const std::string& storage_scope,
+                    const std::vector<BlockRV>& consumer_blocks = {});
+  BlockRV CacheWrite(BlockRV block, int write_buffer_index, const std::string& storage_scope,
+                     const std::vector<BlockRV>& consumer_blocks = {});
+
+  // ---- Compute location --------------------------------------------------
+  void ComputeAt(BlockRV block, LoopRV loop, bool preserve_unit_loops = false, int index = -1);
+  void ReverseComputeAt(BlockRV block, LoopRV loop, bool preserve_unit_loops = false,
+                        int index = -1);
+  void ComputeInline(BlockRV block);
+  void ReverseComputeInline(BlockRV block);
+
+  // ---- Reductions ---------------------------------------------------------
+  BlockRV DecomposeReduction(BlockRV block, LoopRV loop);
+  BlockRV RFactor(LoopRV loop, int factor_axis);
+
+  // ---- Buffers and blocks --------------------------------------------------
+  void SetScope(BlockRV block, int buffer_index, const std::string& storage_scope);
+  void StorageAlign(BlockRV block, int buffer_index, int axis, int factor, int offset);
+  BlockRV Blockize(LoopRV loop, bool preserve_unit_iters = true);
+
+  // ---- Markers -------------------------------------------------------------
+  void EnterPostproc();
+
+  // ---- For primitive implementations --------------------------------------
+  // Installs a new function body (after a primitive rebuilt the tree).
+  void SetBody(Stmt body) { func_.body = std::move(body); }
+  void SetFunc(PrimFunc f) { func_ = std::move(f); }
+  BlockRV NewBlockRV(const std::string& block_name);
+  LoopRV NewLoopRV(const Var& loop_var);
+  ExprRV NewExprRV(int64_t value);
+  // Appends one instruction to the trace.
+  void Record(const std::string& kind, std::vector<InstArg> inputs, nlohmann::json attrs,
+              std::vector<RVRef> outputs, std::optional<nlohmann::json> decision = std::nullopt);
+  // The block or loop a BlockOrLoop handle names, as an InstArg.
+  static InstArg Arg(BlockOrLoop t);
+
+ private:
+  enum class LoopMark : uint8_t { kNone, kInline, kRoot };
+  struct Symbol {
+    RVKind kind;
+    std::string block_name;            // kBlock
+    std::shared_ptr<const VarNode> loop_var;  // kLoop (unless a mark)
+    LoopMark mark = LoopMark::kNone;   // kLoop
+    int64_t value = 0;                 // kExpr
+  };
+  const Symbol& Lookup(RVRef ref, RVKind expected) const;
+  LoopRV NewMarkRV(LoopMark mark);
+
+  PrimFunc func_;
+  RandomEngine rng_;
+  Trace trace_;
+  std::vector<Symbol> symbols_;
+};
+
+}  // namespace kiln::ir
