@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/bench_util.h"
 #include "ir/ir.h"
 #include "ir/structural_equal.h"
 #include "ir/structural_hash.h"
@@ -60,14 +61,7 @@ class NodeCounter : public IRVisitor {
 // Best wall time of kRepeats runs, in seconds.
 template <typename F>
 double BestOf(F&& f) {
-  double best = 1e30;
-  for (int r = 0; r < kRepeats; ++r) {
-    auto t0 = std::chrono::steady_clock::now();
-    f();
-    auto t1 = std::chrono::steady_clock::now();
-    best = std::min(best, std::chrono::duration<double>(t1 - t0).count());
-  }
-  return best;
+  return kiln::bench::BestSeconds(kRepeats, f);
 }
 
 }  // namespace

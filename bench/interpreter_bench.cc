@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <vector>
 
+#include "bench/bench_util.h"
 #include "ir/compare.h"
 #include "ir/interpreter.h"
 #include "ir/ndarray.h"
@@ -48,17 +49,7 @@ void PlainMatmul(const float* a, const float* b, float* c, int64_t n) {
   }
 }
 
-template <typename F>
-double BestSeconds(int reps, F&& f) {
-  double best = 1e30;
-  for (int r = 0; r < reps; ++r) {
-    auto t0 = std::chrono::steady_clock::now();
-    f();
-    auto t1 = std::chrono::steady_clock::now();
-    best = std::min(best, std::chrono::duration<double>(t1 - t0).count());
-  }
-  return best;
-}
+using kiln::bench::BestSeconds;
 
 }  // namespace
 

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/bench_util.h"
 #include "ir/parser.h"
 #include "ir/printer.h"
 #include "ir/structural_hash.h"
@@ -13,17 +14,7 @@
 
 namespace {
 
-template <typename F>
-double BestSeconds(int rounds, F f) {
-  double best = 1e30;
-  for (int r = 0; r < rounds; ++r) {
-    auto t0 = std::chrono::steady_clock::now();
-    f();
-    auto t1 = std::chrono::steady_clock::now();
-    best = std::min(best, std::chrono::duration<double>(t1 - t0).count());
-  }
-  return best;
-}
+using kiln::bench::BestSeconds;
 
 }  // namespace
 
