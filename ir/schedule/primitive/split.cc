@@ -128,7 +128,7 @@ std::vector<LoopRV> Schedule::Split(LoopRV loop_rv, const std::vector<Factor>& f
   for (size_t i = vars.size(); i-- > 0;) {
     body = For(vars[i], IntImm(0, dtype), values[i], ForKind::kSerial, body);
   }
-  body = SimplifyBlockBindings(body, AllLoopsAbove(path), preserve_unit_iters);
+  body = SimplifyBlockBindings(body, LoopDomainOf(path), preserve_unit_iters);
   SetBody(ReplaceAlongPath(path, body));
 
   std::vector<LoopRV> out;
