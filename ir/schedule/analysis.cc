@@ -190,7 +190,8 @@ const BlockRealizeNode* ScopeBlockOf(const StmtPath& path) {
 }
 
 std::vector<const BlockRealizeNode*> BlocksInScope(const Stmt& scope) {
-  if (const auto* l = scope.as<ForNode>()) return ChildBlockRealizes(l->body);
+  // For a loop, ChildBlockRealizes walks the loop itself, so that a block
+  // that is the loop's whole body counts (its body would give its children).
   return ChildBlockRealizes(scope);
 }
 

@@ -278,6 +278,9 @@ def main(A: T.Buffer((4, 4), "float32"), B: T.Buffer((4, 4), "float32")):
   EXPECT_FALSE(IsSingleChain(a[1], &why));
   EXPECT_NE(why.find("the body of loop i has several statements"), std::string::npos) << why;
   StmtPath j = *FindLoopPath(f, loops[1]->loop_var.get());
+  // A loop whose body is a block has that block as its child.
+  EXPECT_EQ(Names(BlocksInScope(j.back())), "A");
+  EXPECT_EQ(Names(BlocksInScope(a[1])), "A,B");
   EXPECT_TRUE(IsSingleChain(j.back(), &why)) << why;
   EXPECT_TRUE(IsAncestorLoop(loops[0], a));
   EXPECT_TRUE(IsAncestorLoop(loops[0], j));

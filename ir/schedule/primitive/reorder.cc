@@ -91,8 +91,7 @@ void Schedule::Reorder(const std::vector<LoopRV>& ordered_loops) {
       }
     }
     // Blocks under the chain: iteration order must be free to change.
-    const ForNode* bottom_loop = loops[bottom];
-    for (const BlockRealizeNode* r : ChildBlockRealizes(bottom_loop->body)) {
+    for (const BlockRealizeNode* r : BlocksInScope(bpath.back())) {
       const BlockNode* b = r->block.get();
       for (const IterVar& iv : b->iter_vars) {
         if (iv.iter_type != IterType::kDataPar && iv.iter_type != IterType::kCommReduce) {
