@@ -175,6 +175,27 @@ def main(A: T.Buffer((8,), "float32")):
             T.writes(A[vi])
             A[vi] = T.float32(0.0)
 )");
+  PrimFunc opaque = ParseFunc(R"(# from tvm.script import tir as T
+
+@T.prim_func
+def main(A: T.Buffer((10,), "float32")):
+    for i in range(10):
+        A[i] = T.float32(0.0)
+)");
+  Schedule s3(opaque);
+  LoopRV oi = LoopRV{};
+  {
+    const auto* loop = opaque.root_block().body.as<ForNode>();
+    ASSERT_NE(loop, nullptr);
+    oi = s3.NewLoopRV(loop->loop_var);
+  }
+  KILN_EXPECT_SCHEDULE_ERROR(s3.Split(oi, {std::monostate{}, int64_t{4}}),
+                             "split: the factors of loop i (product 12) do not divide its extent "
+                             "10, and statements outside any block");
+  // A perfect split needs no guard.
+  s3.Split(oi, {int64_t{5}, int64_t{2}});
+  EXPECT_TRUE(SameResult(opaque, s3.func()));
+
   Schedule s2(offset);
   LoopRV i = s2.GetLoops(s2.GetBlock("A"))[0];
   KILN_EXPECT_SCHEDULE_ERROR(s2.Split(i, {int64_t{2}, int64_t{3}}),

@@ -41,6 +41,31 @@ class PredicateAppender : public IRMutator {
   Expr pred_;
 };
 
+// The first statement under `s` that is not inside a block and does work
+// (a store or an evaluate), or null: such statements cannot carry a block
+// predicate, so an imperfect split could not guard them.
+const StmtNode* UnguardableWork(const Stmt& s) {
+  if (!s.defined()) return nullptr;
+  switch (s.kind()) {
+    case StmtKind::kFor:
+      return UnguardableWork(s.as<ForNode>()->body);
+    case StmtKind::kBlockRealize:
+      return nullptr;
+    case StmtKind::kSeqStmt:
+      for (const Stmt& c : s.as<SeqStmtNode>()->seq) {
+        if (const StmtNode* w = UnguardableWork(c)) return w;
+      }
+      return nullptr;
+    case StmtKind::kIfThenElse: {
+      const auto* n = s.as<IfThenElseNode>();
+      if (const StmtNode* w = UnguardableWork(n->then_case)) return w;
+      return UnguardableWork(n->else_case);
+    }
+    default:
+      return s.get();
+  }
+}
+
 }  // namespace
 
 std::vector<LoopRV> Schedule::Split(LoopRV loop_rv, const std::vector<Factor>& factors,
@@ -122,6 +147,15 @@ std::vector<LoopRV> Schedule::Split(LoopRV loop_rv, const std::vector<Factor>& f
   Stmt body = Substitute(loop.body, VarMap{{loop.loop_var.get(), substitute}});
   Expr predicate = LT(substitute, extent);
   if (!disable_predication && !an.CanProve(predicate)) {
+    if (UnguardableWork(loop.body) != nullptr) {
+      Expr product = IntImm(1, dtype);
+      for (const Expr& v : values) product = product * v;
+      throw ScheduleError(kPrimitive, "the factors of loop " + name + " (product " +
+                                          ToText(an.Simplify(product)) +
+                                          ") do not divide its extent " + ToText(extent) +
+                                          ", and statements outside any block under it could "
+                                          "not be guarded by a predicate");
+    }
     PredicateAppender appender(predicate);
     body = appender.VisitStmt(body);
   }
