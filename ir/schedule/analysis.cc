@@ -158,6 +158,39 @@ bool Covers(const std::vector<Interval>& produced, const std::vector<Interval>& 
   return true;
 }
 
+// Unites boxes that agree on every dimension but one, where they touch or
+// overlap: the union is then itself a box (a sound lower bound of what the
+// producers write together). Repeats until nothing merges.
+void MergeBoxes(std::vector<std::vector<Interval>>* boxes, arith::Analyzer* an) {
+  auto same = [&](const Expr& a, const Expr& b) { return an->CanProveEqual(a, b); };
+  for (bool merged = true; merged;) {
+    merged = false;
+    for (size_t x = 0; x < boxes->size() && !merged; ++x) {
+      for (size_t y = 0; y < boxes->size() && !merged; ++y) {
+        if (x == y) continue;
+        std::vector<Interval>& a = (*boxes)[x];
+        const std::vector<Interval>& b = (*boxes)[y];
+        int differing = -1;
+        bool ok = true;
+        for (size_t d = 0; d < a.size() && ok; ++d) {
+          if (same(a[d].min, b[d].min) && same(a[d].max, b[d].max)) continue;
+          if (differing >= 0) ok = false;
+          differing = static_cast<int>(d);
+        }
+        if (!ok || differing < 0) continue;
+        Interval& ia = a[differing];
+        const Interval& ib = b[differing];
+        // a then b, with b starting at most one past the end of a.
+        if (an->CanProve(LE(ia.min, ib.min)) && an->CanProve(LE(ib.min, ia.max + 1))) {
+          if (an->CanProve(LT(ia.max, ib.max))) ia.max = ib.max;
+          boxes->erase(boxes->begin() + y);
+          merged = true;
+        }
+      }
+    }
+  }
+}
+
 size_t CommonPrefix(const StmtPath& a, const StmtPath& b) {
   size_t n = 0;
   while (n < a.size() && n < b.size() && a[n].same_as(b[n])) ++n;
@@ -483,7 +516,7 @@ bool IsRegionCovered(const StmtPath& scope_path, const BlockRealizeNode* consume
     for (size_t lca : lcas) {
       std::vector<Interval> consumed =
           ConsumedUpperBound(consumed_region, LoopsBelow(cpath, lca), &an);
-      bool covered = false;
+      std::vector<std::vector<Interval>> boxes;
       std::string produced_text;
       for (const auto& [ppath, plca] : producers) {
         if (plca != lca) continue;
@@ -498,13 +531,15 @@ bool IsRegionCovered(const StmtPath& scope_path, const BlockRealizeNode* consume
                             " writes a region that cannot be shown to be a full box";
             continue;
           }
-          if (Covers(*produced, consumed, read.buffer, &an)) {
-            covered = true;
-          } else {
-            produced_text = "block " + prealize->block->name + " writes " + RegionText(*produced);
-          }
+          if (!produced_text.empty()) produced_text += "; ";
+          produced_text += "block " + prealize->block->name + " writes " + RegionText(*produced);
+          boxes.push_back(std::move(*produced));
         }
       }
+      MergeBoxes(&boxes, &an);
+      bool covered = std::any_of(boxes.begin(), boxes.end(), [&](const std::vector<Interval>& b) {
+        return Covers(b, consumed, read.buffer, &an);
+      });
       if (!covered) {
         SetWhy(why, "the region of buffer " + read.buffer.name() + " that block " + cblock->name +
                         " reads, " + RegionText(consumed) +

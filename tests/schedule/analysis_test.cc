@@ -155,6 +155,37 @@ def main(A: T.Buffer((8,), "float32"), C: T.Buffer((8,), "float32")):
             C[vi] = C[vi] + A[vi]
 )";
 
+// Two producers that each write half of a buffer together cover a consumer
+// that reads all of it.
+TEST(Analysis, RegionCoverUnitesProducers) {
+  PrimFunc f = ParseFunc(R"(# from tvm.script import tir as T
+
+@T.prim_func
+def main(A: T.Buffer((8,), "float32"), C: T.Buffer((8,), "float32")):
+    B = T.alloc_buffer((8,))
+    for i in range(4):
+        with T.block("B0"):
+            vi = T.axis.spatial(8, i)
+            T.reads(A[vi])
+            T.writes(B[vi])
+            B[vi] = A[vi]
+    for i in range(4):
+        with T.block("B1"):
+            vi = T.axis.spatial(8, i + 4)
+            T.reads(A[vi])
+            T.writes(B[vi])
+            B[vi] = A[vi]
+    for i in range(8):
+        with T.block("C"):
+            vi = T.axis.spatial(8, i)
+            T.reads(B[vi])
+            T.writes(C[vi])
+            C[vi] = B[vi]
+)");
+  std::string why;
+  EXPECT_TRUE(IsRegionCovered({f.body}, Realize(f, "C"), &why)) << why;
+}
+
 TEST(Analysis, DominanceAndRegionCoverRefusals) {
   PrimFunc f = ParseFunc(kTwoWriters);
   std::string why;
