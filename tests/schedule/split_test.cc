@@ -3,6 +3,7 @@
 
 #include "ir/parser.h"
 #include "ir/printer.h"
+#include "ir/schedule/analysis.h"
 #include "ir/workloads/suite.h"
 #include "tests/schedule/schedule_test_util.h"
 
@@ -48,6 +49,10 @@ TEST(Split, ImperfectSplitAddsAPredicate) {
             C[v_i, v_j] = C[v_i, v_j] + A[v_i, v_k] * B[v_k, v_j]
 )");
   ExpectSound(f, sch);
+  // The predicated binding is still affine (reorder and compute_at rely on it).
+  std::string why;
+  EXPECT_TRUE(IsAffineBinding(sch.PathOf(b), &why)) << why;
+  EXPECT_TRUE(IsReductionBlock(sch.PathOf(b), &why)) << why;
 }
 
 TEST(Split, DropUnitItersAndDisablePredication) {
