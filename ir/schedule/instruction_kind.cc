@@ -12,6 +12,14 @@ const std::vector<const InstructionKind*>& AllInstructionKinds() {
       &kinds::GetBlock(),          &kinds::GetLoops(),          &kinds::GetChildBlocks(),
       &kinds::GetProducers(),      &kinds::GetConsumers(),      &kinds::SampleCategorical(),
       &kinds::SamplePerfectTile(), &kinds::EnterPostproc(),
+      &kinds::Parallel(),
+      &kinds::Vectorize(),
+      &kinds::Bind(),
+      &kinds::Unroll(),
+      &kinds::Annotate(),
+      &kinds::Unannotate(),
+      &kinds::SetScope(),
+      &kinds::StorageAlign(),
   };
   return kinds;
 }
