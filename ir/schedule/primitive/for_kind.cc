@@ -125,7 +125,7 @@ class ParallelChecker {
         }
       }
     }
-    for (const BlockRealizeNode* child : ChildBlockRealizes(loop_->body)) {
+    for (const BlockRealizeNode* child : ChildBlockRealizes(path_.back())) {
       const BlockNode* b = child->block.get();
       bool spatial = true, reduce_ok = true;
       for (const IterVar& iv : b->iter_vars) {
