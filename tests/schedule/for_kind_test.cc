@@ -232,8 +232,8 @@ def main(A: T.Buffer((16,), "float32"), B: T.Buffer((4,), "float32")):
                              "parallel: block 'B' under loop i does not have an affine binding");
 }
 
-// Two blocks write one buffer: the scope is not a stage pipeline.
-TEST(ForKind, RefusesNonStagePipelineScope) {
+// Two blocks write one buffer: neither is a complete block.
+TEST(ForKind, RefusesSecondWriter) {
   PrimFunc f = ParseFunc(R"(
 @T.prim_func
 def main(A: T.Buffer((4,), "float32"), B: T.Buffer((4,), "float32")):
@@ -253,8 +253,35 @@ def main(A: T.Buffer((4,), "float32"), B: T.Buffer((4,), "float32")):
   Schedule sch(f);
   auto loops = sch.GetLoops(sch.GetBlock("B1"));
   KILN_EXPECT_SCHEDULE_ERROR(sch.Vectorize(loops[0]),
-                             "vectorize: the scope block 'root' of loop i2 is not a stage "
-                             "pipeline: buffer B is written by blocks 'B0' and 'B1'");
+                             "vectorize: loop i2 does not have compact data flow: its child block "
+                             "'B1' is neither a complete block (block B1 is not complete: block B1 "
+                             "is not the only writer of buffer B in its scope");
+}
+
+// The producer writes half of what the consumer reads: the scope is not a
+// stage pipeline.
+TEST(ForKind, RefusesNonStagePipelineScope) {
+  PrimFunc f = ParseFunc(R"(
+@T.prim_func
+def main(A: T.Buffer((4,), "float32"), C: T.Buffer((4,), "float32")):
+    B = T.alloc_buffer((4,))
+    for i in range(2):
+        with T.block("B"):
+            v = T.axis.spatial(2, i)
+            T.reads(A[v])
+            T.writes(B[v])
+            B[v] = A[v]
+    for j in range(4):
+        with T.block("C"):
+            v = T.axis.spatial(4, j)
+            T.reads(B[v])
+            T.writes(C[v])
+            C[v] = B[v]
+)");
+  Schedule sch(f);
+  auto loops = sch.GetLoops(sch.GetBlock("C"));
+  KILN_EXPECT_SCHEDULE_ERROR(sch.Parallel(loops[0]),
+                             "parallel: the scope block 'root' of loop j is not a stage pipeline");
 }
 
 // An in-place spatial block (reads what it writes, no init) is neither

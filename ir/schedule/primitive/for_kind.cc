@@ -13,10 +13,9 @@
 #include <set>
 #include <string>
 
-#include "ir/arith/analyzer.h"
-#include "ir/arith/iter_map.h"
 #include "ir/functor.h"
 #include "ir/op.h"
+#include "ir/schedule/analysis.h"
 #include "ir/schedule/inst_args.h"
 #include "ir/schedule/primitive/kinds.h"
 #include "ir/schedule/schedule.h"
@@ -46,20 +45,6 @@ bool UsesVar(const Expr& e, const VarNode* v) {
   return finder.found;
 }
 
-// Every block under `s`, nested ones included, but not blocks inside an
-// init statement (they run as part of their reduction block's init).
-void CollectBlocks(const Stmt& s, std::vector<const BlockRealizeNode*>* out) {
-  struct Collector : IRVisitor {
-    std::vector<const BlockRealizeNode*>* out;
-    void VisitBlockRealize(const BlockRealizeNode* op) override {
-      out->push_back(op);
-      VisitStmt(op->block->body);
-    }
-  } c;
-  c.out = out;
-  c.VisitStmt(s);
-}
-
 // Whether a loop enclosing the loop at `loop_path`, or one inside it, binds
 // `tag` (nested loops cannot share a thread axis).
 bool OtherLoopBinds(const StmtPath& loop_path, const std::string& tag) {
@@ -82,26 +67,17 @@ bool OtherLoopBinds(const StmtPath& loop_path, const std::string& tag) {
 
 std::string Q(const std::string& s) { return "'" + s + "'"; }
 
-bool WritesBuffer(const BlockNode* b, const BufferNode* buf) {
-  for (const auto& w : b->writes) {
-    if (w.buffer.get() == buf) return true;
-  }
-  return false;
-}
-
 class ParallelChecker {
  public:
-  ParallelChecker(const Schedule& sch, const std::string& op, const StmtPath& loop_path,
-                  const std::string& thread_axis)
-      : sch_(sch), op_(op), path_(loop_path), thread_axis_(thread_axis) {
+  ParallelChecker(const std::string& op, const StmtPath& loop_path, const std::string& thread_axis)
+      : op_(op), path_(loop_path), thread_axis_(thread_axis) {
     loop_ = path_.back().as<ForNode>();
   }
 
   void Check() {
     CheckScope();
-    std::vector<const BlockRealizeNode*> blocks;
-    CollectBlocks(loop_->body, &blocks);
-    for (const BlockRealizeNode* r : blocks) CheckBlock(r);
+    // Every block under the loop, nested ones included (not those in inits).
+    CheckBlocksUnder(path_);
   }
 
  private:
@@ -111,60 +87,47 @@ class ParallelChecker {
 
   // Stage pipeline of the scope and compact data flow of the loop's subtree.
   void CheckScope() {
-    int scope_index = ScopeIndex(path_);
-    const BlockNode* scope = path_[scope_index].as<BlockRealizeNode>()->block.get();
-    std::vector<const BlockRealizeNode*> siblings = ChildBlockRealizes(scope->body);
-    for (size_t i = 0; i < siblings.size(); ++i) {
-      for (const auto& w : siblings[i]->block->writes) {
-        for (size_t j = i + 1; j < siblings.size(); ++j) {
-          if (WritesBuffer(siblings[j]->block.get(), w.buffer.get())) {
-            Fail("the scope block " + Q(scope->name) + " of loop " + LoopName() +
-                 " is not a stage pipeline: buffer " + w.buffer.name() + " is written by blocks " +
-                 Q(siblings[i]->block->name) + " and " + Q(siblings[j]->block->name));
-          }
-        }
-      }
+    std::string why;
+    StmtPath scope_path = ScopePathOf(path_);
+    if (!IsStagePipeline(scope_path, &why)) {
+      const BlockNode* scope = scope_path.back().as<BlockRealizeNode>()->block.get();
+      Fail("the scope block " + Q(scope->name) + " of loop " + LoopName() +
+           " is not a stage pipeline (" + why + ")");
     }
-    for (const BlockRealizeNode* child : ChildBlockRealizes(path_.back())) {
-      const BlockNode* b = child->block.get();
-      bool spatial = true, reduce_ok = true;
-      for (const IterVar& iv : b->iter_vars) {
-        if (iv.iter_type != IterType::kDataPar) spatial = false;
-        if (iv.iter_type != IterType::kDataPar && iv.iter_type != IterType::kCommReduce) {
-          reduce_ok = false;
-        }
+    StmtPath prefix(path_.begin(), path_.end() - 1);
+    for (const StmtPath& rel : BlockPathsInScope(path_.back())) {
+      StmtPath block_path = prefix;
+      block_path.insert(block_path.end(), rel.begin(), rel.end());
+      std::string why_complete, why_reduction;
+      if (IsCompleteBlock(block_path, &why_complete) ||
+          IsReductionBlock(block_path, &why_reduction)) {
+        continue;
       }
-      bool complete = spatial && !b->init;
-      if (complete) {
-        // A complete block reads none of the buffers it writes.
-        for (const auto& r : b->reads) {
-          if (WritesBuffer(b, r.buffer.get())) complete = false;
-        }
-      }
-      bool reduction = b->init.has_value() && reduce_ok;
-      if (!complete && !reduction) {
-        Fail("loop " + LoopName() +
-             " does not have compact data flow: its child block " + Q(b->name) +
-             " is neither a complete block (data-parallel, not reading what it writes) nor a "
-             "reduction block (with an init)");
-      }
+      const BlockNode* b = block_path.back().as<BlockRealizeNode>()->block.get();
+      Fail("loop " + LoopName() + " does not have compact data flow: its child block " +
+           Q(b->name) + " is neither a complete block (" + why_complete +
+           ") nor a reduction block (" + why_reduction + ")");
     }
   }
 
-  void CheckBlock(const BlockRealizeNode* realize) {
+  // Checks each block under the statement at the end of `path`.
+  void CheckBlocksUnder(const StmtPath& path) {
+    StmtPath prefix(path.begin(), path.end() - 1);
+    for (const StmtPath& rel : BlockPathsInScope(path.back())) {
+      StmtPath block_path = prefix;
+      block_path.insert(block_path.end(), rel.begin(), rel.end());
+      CheckBlock(block_path);
+      CheckBlocksUnder(block_path);
+    }
+  }
+
+  void CheckBlock(const StmtPath& block_path) {
+    const auto* realize = block_path.back().as<BlockRealizeNode>();
     const BlockNode* b = realize->block.get();
-    auto block_path = FindBlockPath(sch_.func(), b->name);
-    if (!block_path) Fail("block " + Q(b->name) + " is not found in the function");
-    std::vector<std::pair<Var, Range>> iters;
-    for (const ForNode* f : LoopsAbove(*block_path)) iters.push_back({f->loop_var, {f->min, f->extent}});
-    if (!iters.empty() && !realize->iter_values.empty()) {
-      arith::Analyzer analyzer;
-      auto result = arith::DetectIterMap(realize->iter_values, iters, realize->predicate,
-                                         arith::IterMapLevel::kSurjective, &analyzer);
-      if (!result.ok()) {
-        Fail("block " + Q(b->name) + " under loop " + LoopName() +
-             " does not have an affine binding (" + result.errors.front() + ")");
-      }
+    std::string why;
+    if (!IsAffineBinding(block_path, &why)) {
+      Fail("block " + Q(b->name) + " under loop " + LoopName() +
+           " does not have an affine binding (" + why + ")");
     }
     const VarNode* v = loop_->loop_var.get();
     for (size_t i = 0; i < b->iter_vars.size() && i < realize->iter_values.size(); ++i) {
@@ -179,7 +142,6 @@ class ParallelChecker {
     }
   }
 
-  const Schedule& sch_;
   std::string op_;
   const StmtPath& path_;
   std::string thread_axis_;
@@ -198,7 +160,7 @@ Stmt WithKind(const StmtPath& path, ForKind kind, std::string tag) {
 
 void Schedule::Parallel(LoopRV loop) {
   StmtPath path = PathOf(loop);
-  ParallelChecker(*this, "parallel", path, "").Check();
+  ParallelChecker("parallel", path, "").Check();
   SetBody(WithKind(path, ForKind::kParallel, ""));
   Record("Parallel", {InstArg::Of(loop.ref())}, nlohmann::json::array(), {});
 }
@@ -211,7 +173,7 @@ void Schedule::Vectorize(LoopRV loop) {
     throw ScheduleError("vectorize", "loop " + f->loop_var.name() +
                                          " has a non-constant extent; vector lanes are fixed");
   }
-  ParallelChecker(*this, "vectorize", path, "").Check();
+  ParallelChecker("vectorize", path, "").Check();
   SetBody(WithKind(path, ForKind::kVectorized, ""));
   Record("Vectorize", {InstArg::Of(loop.ref())}, nlohmann::json::array(), {});
 }
@@ -229,7 +191,7 @@ void Schedule::Bind(LoopRV loop, const std::string& thread_axis) {
                                     thread_axis + ": a loop enclosing or inside it is bound to " +
                                     thread_axis + " already");
   }
-  ParallelChecker(*this, "bind", path, thread_axis).Check();
+  ParallelChecker("bind", path, thread_axis).Check();
   SetBody(WithKind(path, ForKind::kThreadBinding, thread_axis));
   Record("Bind", {InstArg::Of(loop.ref())}, nlohmann::json::array({thread_axis}), {});
 }
