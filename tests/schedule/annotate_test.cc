@@ -50,7 +50,8 @@ TEST(Annotate, BlockAndLoopGolden) {
   EXPECT_TRUE(ReplaysExactly(f, sch));
 
   nlohmann::json j = sch.trace().AsJSON();
-  EXPECT_EQ(j[0][2].dump(), R"(["Annotate",["b0","\"SSRSRS\""],["meta_schedule.tiling_structure"],[]])");
+  EXPECT_EQ(j[0][2].dump(),
+            R"(["Annotate",["b0","\"SSRSRS\""],["meta_schedule.tiling_structure"],[]])");
   EXPECT_EQ(j[0][3].dump(), R"(["Annotate",["b0",0.5],["ratio"],[]])");
   EXPECT_EQ(j[0][4].dump(), R"(["Annotate",["l1",16],["pragma_auto_unroll_max_step"],[]])");
   std::string py = sch.trace().AsPython();
@@ -103,9 +104,8 @@ TEST(Annotate, SampledValueIsStoredAndReplayedWithNewDecisions) {
   Trace t = sch.trace().WithDecision(1, nlohmann::json(3), false);
   Schedule fresh(f);
   t.ApplyToSchedule(&fresh, false);
-  ASSERT_TRUE(AsConstInt(fresh.Get(fresh.GetBlock("root")).annotations.at(
-                             "meta_schedule.unroll_explicit"),
-                         &value));
+  ASSERT_TRUE(AsConstInt(
+      fresh.Get(fresh.GetBlock("root")).annotations.at("meta_schedule.unroll_explicit"), &value));
   EXPECT_EQ(value, 512);
 }
 
@@ -133,7 +133,8 @@ TEST(Annotate, LargeIntegersAreInt64) {
 }
 
 TEST(Annotate, WorkloadsStillComputeTheSame) {
-  for (PrimFunc f : {Conv2dNHWC(1, 6, 6, 4, 4, 3, 1, 1), SoftmaxMN(4, 8), BatchMatmulNKKM(1, 8, 8, 8)}) {
+  for (PrimFunc f :
+       {Conv2dNHWC(1, 6, 6, 4, 4, 3, 1, 1), SoftmaxMN(4, 8), BatchMatmulNKKM(1, 8, 8, 8)}) {
     Schedule sch(f);
     BlockRV root = sch.GetBlock("root");
     sch.Annotate(root, "meta_schedule.parallel", int64_t{64});

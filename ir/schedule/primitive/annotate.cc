@@ -51,8 +51,8 @@ const Annotations& AnnotationsOf(const Schedule& sch, const BlockOrLoop& t) {
 
 void Schedule::Annotate(BlockOrLoop target, const std::string& key, const AnnValue& value) {
   if (key.empty()) {
-    throw ScheduleError("annotate", "the annotation key for " + TargetWords(*this, target) +
-                                        " is empty");
+    throw ScheduleError("annotate",
+                        "the annotation key for " + TargetWords(*this, target) + " is empty");
   }
   Expr stored;
   InstArg recorded;
@@ -97,7 +97,9 @@ namespace kinds {
 
 const InstructionKind& Annotate() {
   static const InstructionKind k{
-      "Annotate", /*is_pure=*/false, /*has_decision=*/false,
+      "Annotate",
+      /*is_pure=*/false,
+      /*has_decision=*/false,
       [](Schedule& sch, const std::vector<InstArg>& in, const nlohmann::json& attrs,
          const nlohmann::json*) -> std::vector<RVRef> {
         const std::string kind = "Annotate";
@@ -107,11 +109,20 @@ const InstructionKind& Annotate() {
         const InstArg& v = in[1];
         AnnValue value;
         switch (v.kind) {
-          case InstArg::Kind::kInt: value = v.i; break;
-          case InstArg::Kind::kFloat: value = v.f; break;
-          case InstArg::Kind::kString: value = v.s; break;
-          case InstArg::Kind::kRV: value = inst::Expr(kind, in, 1); break;
-          default: inst::Fail(kind, "input 1 (the value) must be an integer, float, string or ExprRV");
+          case InstArg::Kind::kInt:
+            value = v.i;
+            break;
+          case InstArg::Kind::kFloat:
+            value = v.f;
+            break;
+          case InstArg::Kind::kString:
+            value = v.s;
+            break;
+          case InstArg::Kind::kRV:
+            value = inst::Expr(kind, in, 1);
+            break;
+          default:
+            inst::Fail(kind, "input 1 (the value) must be an integer, float, string or ExprRV");
         }
         sch.Annotate(target, inst::AttrStr(kind, attrs, 0), value);
         return {};
@@ -133,7 +144,9 @@ const InstructionKind& Annotate() {
 
 const InstructionKind& Unannotate() {
   static const InstructionKind k{
-      "Unannotate", /*is_pure=*/false, /*has_decision=*/false,
+      "Unannotate",
+      /*is_pure=*/false,
+      /*has_decision=*/false,
       [](Schedule& sch, const std::vector<InstArg>& in, const nlohmann::json& attrs,
          const nlohmann::json*) -> std::vector<RVRef> {
         const std::string kind = "Unannotate";

@@ -136,7 +136,8 @@ class ParallelChecker {
       if (iv.iter_type == IterType::kDataPar) continue;
       if (iv.iter_type == IterType::kCommReduce && IsThreadIdx(thread_axis_)) continue;
       std::string kind = iv.iter_type == IterType::kCommReduce ? "reduction" : "non-data-parallel";
-      std::string hint = op_ == "bind" ? " (only a threadIdx.* axis may take a reduction loop)" : "";
+      std::string hint =
+          op_ == "bind" ? " (only a threadIdx.* axis may take a reduction loop)" : "";
       Fail("loop " + LoopName() + " is bound to " + kind + " iteration variable " + iv.var.name() +
            " of block " + b->name + hint);
     }
@@ -208,7 +209,9 @@ namespace {
 
 InstructionKind LoopKind(std::string name, std::string method, void (Schedule::*fn)(LoopRV)) {
   return InstructionKind{
-      name, /*is_pure=*/false, /*has_decision=*/false,
+      name,
+      /*is_pure=*/false,
+      /*has_decision=*/false,
       [name, fn](Schedule& sch, const std::vector<InstArg>& in, const nlohmann::json& attrs,
                  const nlohmann::json*) -> std::vector<RVRef> {
         inst::ExpectInputs(name, in, 1);
@@ -217,9 +220,8 @@ InstructionKind LoopKind(std::string name, std::string method, void (Schedule::*
         return {};
       },
       [method](const std::vector<std::string>& in, const std::vector<std::string>&,
-               const nlohmann::json&, const nlohmann::json*) {
-        return "sch." + method + "(loop=" + in[0] + ")";
-      },
+               const nlohmann::json&,
+               const nlohmann::json*) { return "sch." + method + "(loop=" + in[0] + ")"; },
       nullptr};
 }
 
@@ -242,7 +244,9 @@ const InstructionKind& Unroll() {
 
 const InstructionKind& Bind() {
   static const InstructionKind k{
-      "Bind", /*is_pure=*/false, /*has_decision=*/false,
+      "Bind",
+      /*is_pure=*/false,
+      /*has_decision=*/false,
       [](Schedule& sch, const std::vector<InstArg>& in, const nlohmann::json& attrs,
          const nlohmann::json*) -> std::vector<RVRef> {
         inst::ExpectInputs("Bind", in, 1);

@@ -21,10 +21,18 @@ namespace {
 // TVM's StorageScope ranks, optionally followed by a ".tag" ("shared.dyn",
 // "global.texture", "local.fragment").
 bool IsStorageScope(const std::string& s) {
-  static const char* kRanks[] = {"global",          "shared",          "warp",
-                                 "local",           "wmma.matrix_a",   "wmma.matrix_b",
-                                 "wmma.accumulator", "m16n8k8.matrixA", "m16n8k8.matrixB",
-                                 "m16n8k8.matrixC", "metal.simdgroup", "texture"};
+  static const char* kRanks[] = {"global",
+                                 "shared",
+                                 "warp",
+                                 "local",
+                                 "wmma.matrix_a",
+                                 "wmma.matrix_b",
+                                 "wmma.accumulator",
+                                 "m16n8k8.matrixA",
+                                 "m16n8k8.matrixB",
+                                 "m16n8k8.matrixC",
+                                 "metal.simdgroup",
+                                 "texture"};
   for (const char* rank : kRanks) {
     std::string r = rank;
     if (s.compare(0, r.size(), r) != 0) continue;
@@ -78,9 +86,10 @@ void Schedule::SetScope(BlockRV block, int buffer_index, const std::string& stor
       for (const Buffer& a : r->block->alloc_buffers) allocated = allocated || a.same_as(buffer);
     }
     if (!allocated) {
-      throw ScheduleError("set_scope", "buffer " + buffer.name() + " written by block '" + b->name +
-                                           "' is not allocated by a block (it is a function "
-                                           "parameter); only intermediate buffers can change scope");
+      throw ScheduleError("set_scope",
+                          "buffer " + buffer.name() + " written by block '" + b->name +
+                              "' is not allocated by a block (it is a function "
+                              "parameter); only intermediate buffers can change scope");
     }
     BufferReplacer replacer(buffer, buffer.WithScope(storage_scope));
     SetBody(replacer.VisitStmt(func().body));
@@ -93,7 +102,9 @@ namespace kinds {
 
 const InstructionKind& SetScope() {
   static const InstructionKind k{
-      "SetScope", /*is_pure=*/false, /*has_decision=*/false,
+      "SetScope",
+      /*is_pure=*/false,
+      /*has_decision=*/false,
       [](Schedule& sch, const std::vector<InstArg>& in, const nlohmann::json& attrs,
          const nlohmann::json*) -> std::vector<RVRef> {
         const std::string kind = "SetScope";

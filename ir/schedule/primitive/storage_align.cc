@@ -34,8 +34,9 @@ std::vector<AlignTuple> ReadAlign(const BlockNode& b) {
   if (it == b.annotations.end()) return {};
   auto fail = [&]() -> std::vector<AlignTuple> {
     throw ScheduleError("storage_align",
-                        "block '" + b.name + "' has a \"buffer_dim_align\" annotation that is not "
-                        "a list of (buffer_index, axis, factor, offset) tuples");
+                        "block '" + b.name +
+                            "' has a \"buffer_dim_align\" annotation that is not "
+                            "a list of (buffer_index, axis, factor, offset) tuples");
   };
   const auto* s = it->second.as<StringImmNode>();
   if (!s) return fail();
@@ -58,7 +59,8 @@ std::string AlignText(const std::vector<AlignTuple>& tuples) {
   std::string s = "[";
   for (size_t i = 0; i < tuples.size(); ++i) {
     s += i ? ", [" : "[";
-    for (size_t k = 0; k < tuples[i].size(); ++k) s += (k ? ", " : "") + std::to_string(tuples[i][k]);
+    for (size_t k = 0; k < tuples[i].size(); ++k)
+      s += (k ? ", " : "") + std::to_string(tuples[i][k]);
     s += "]";
   }
   return s + "]";
@@ -81,11 +83,11 @@ void Schedule::StorageAlign(BlockRV block, int buffer_index, int axis, int facto
   }
   int ndim = static_cast<int>(buffer.ndim());
   if (axis < -ndim || axis >= ndim) {
-    throw ScheduleError("storage_align",
-                        "axis " + std::to_string(axis) + " is out of range for buffer " +
-                            buffer.name() + ", which has " + std::to_string(ndim) +
-                            " dimension(s) (expected [" + std::to_string(-ndim) + ", " +
-                            std::to_string(ndim) + "))");
+    throw ScheduleError("storage_align", "axis " + std::to_string(axis) +
+                                             " is out of range for buffer " + buffer.name() +
+                                             ", which has " + std::to_string(ndim) +
+                                             " dimension(s) (expected [" + std::to_string(-ndim) +
+                                             ", " + std::to_string(ndim) + "))");
   }
   const int given_axis = axis;
   if (axis < 0) axis += ndim;
@@ -97,7 +99,8 @@ void Schedule::StorageAlign(BlockRV block, int buffer_index, int axis, int facto
   }
   if (!allocated) {
     throw ScheduleError("storage_align", "buffer " + buffer.name() + " written by block '" +
-                                             b->name + "' is not allocated by a block (it is a "
+                                             b->name +
+                                             "' is not allocated by a block (it is a "
                                              "function parameter); its layout is fixed");
   }
   std::vector<AlignTuple> tuples = ReadAlign(*b);
@@ -122,7 +125,9 @@ namespace kinds {
 
 const InstructionKind& StorageAlign() {
   static const InstructionKind k{
-      "StorageAlign", /*is_pure=*/false, /*has_decision=*/false,
+      "StorageAlign",
+      /*is_pure=*/false,
+      /*has_decision=*/false,
       [](Schedule& sch, const std::vector<InstArg>& in, const nlohmann::json& attrs,
          const nlohmann::json*) -> std::vector<RVRef> {
         const std::string kind = "StorageAlign";
