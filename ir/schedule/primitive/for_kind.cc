@@ -7,8 +7,8 @@
 //     complete or reduction blocks (compact data flow);
 //   - every block under the loop has an affine binding;
 //   - the loop variable feeds only data-parallel block iterators (bind to
-//     threadIdx.* may also feed reduction iterators: a cross-thread
-//     reduction, which lowering turns into a thread-cooperative reduction).
+//     threadIdx.* may also feed reduction iterators: TVM's cross-thread
+//     reduction, which its lowering turns into a reduction across threads).
 // Unroll does not change the iteration order and has no preconditions.
 #include <set>
 #include <string>
@@ -76,7 +76,7 @@ class ParallelChecker {
 
   void Check() {
     CheckScope();
-    // Every block under the loop, nested ones included (not those in inits).
+    // Every block under the loop, nested ones included.
     CheckBlocksUnder(path_);
   }
 
