@@ -16,6 +16,14 @@ const std::vector<const InstructionKind*>& AllInstructionKinds() {
       &kinds::Fuse(),
       &kinds::Reorder(),
       &kinds::AddUnitLoop(),
+      &kinds::Parallel(),
+      &kinds::Vectorize(),
+      &kinds::Bind(),
+      &kinds::Unroll(),
+      &kinds::Annotate(),
+      &kinds::Unannotate(),
+      &kinds::SetScope(),
+      &kinds::StorageAlign(),
   };
   return kinds;
 }

@@ -21,6 +21,18 @@ const InstructionKind& Split();
 const InstructionKind& Fuse();
 const InstructionKind& Reorder();
 const InstructionKind& AddUnitLoop();
+// for_kind.cc
+const InstructionKind& Parallel();
+const InstructionKind& Vectorize();
+const InstructionKind& Bind();
+const InstructionKind& Unroll();
+// annotate.cc
+const InstructionKind& Annotate();
+const InstructionKind& Unannotate();
+// set_scope.cc
+const InstructionKind& SetScope();
+// storage_align.cc
+const InstructionKind& StorageAlign();
 // enter_postproc.cc
 const InstructionKind& EnterPostproc();
 

@@ -1,0 +1,271 @@
+// parallel, vectorize, bind, unroll: change a loop's kind in place.
+//
+// The loop keeps its variable, so every handle to it stays valid. Parallel,
+// vectorize and bind change the order in which iterations may run, so they
+// are legal only where the iterations are independent, as TVM decides it:
+//   - the loop's scope is a stage pipeline and the loop's child blocks are
+//     complete or reduction blocks (compact data flow);
+//   - every block under the loop has an affine binding;
+//   - the loop variable feeds only data-parallel block iterators (bind to
+//     threadIdx.* may also feed reduction iterators: TVM's cross-thread
+//     reduction, which its lowering turns into a reduction across threads).
+// Unroll does not change the iteration order and has no preconditions.
+#include <set>
+#include <string>
+
+#include "ir/functor.h"
+#include "ir/op.h"
+#include "ir/schedule/analysis.h"
+#include "ir/schedule/inst_args.h"
+#include "ir/schedule/primitive/kinds.h"
+#include "ir/schedule/schedule.h"
+
+namespace kiln::ir {
+
+namespace {
+
+// The thread axes TVM's ThreadScope accepts (and the verifier knows).
+bool IsThreadAxis(const std::string& s) {
+  static const std::set<std::string> kAxes = {
+      "blockIdx.x",  "blockIdx.y", "blockIdx.z", "threadIdx.x", "threadIdx.y",
+      "threadIdx.z", "vthread",    "vthread.x",  "vthread.y",   "vthread.z"};
+  return kAxes.count(s) > 0;
+}
+
+bool IsThreadIdx(const std::string& s) { return s.rfind("threadIdx.", 0) == 0; }
+
+bool UsesVar(const Expr& e, const VarNode* v) {
+  struct Finder : IRVisitor {
+    const VarNode* target;
+    bool found = false;
+    void VisitVar(const VarNode* op) override { found = found || op == target; }
+  } finder;
+  finder.target = v;
+  finder.VisitExpr(e);
+  return finder.found;
+}
+
+// Whether a loop enclosing the loop at `loop_path`, or one inside it, binds
+// `tag` (nested loops cannot share a thread axis).
+bool OtherLoopBinds(const StmtPath& loop_path, const std::string& tag) {
+  for (size_t i = 0; i + 1 < loop_path.size(); ++i) {
+    const auto* f = loop_path[i].as<ForNode>();
+    if (f && f->for_kind == ForKind::kThreadBinding && f->thread_tag == tag) return true;
+  }
+  struct Finder : IRVisitor {
+    std::string tag;
+    bool found = false;
+    void VisitFor(const ForNode* op) override {
+      if (op->for_kind == ForKind::kThreadBinding && op->thread_tag == tag) found = true;
+      IRVisitor::VisitFor(op);
+    }
+  } finder;
+  finder.tag = tag;
+  finder.VisitStmt(loop_path.back().as<ForNode>()->body);
+  return finder.found;
+}
+
+std::string Q(const std::string& s) { return "'" + s + "'"; }
+
+class ParallelChecker {
+ public:
+  ParallelChecker(const std::string& op, const StmtPath& loop_path, const std::string& thread_axis)
+      : op_(op), path_(loop_path), thread_axis_(thread_axis) {
+    loop_ = path_.back().as<ForNode>();
+  }
+
+  void Check() {
+    CheckScope();
+    // Every block under the loop, nested ones included.
+    CheckBlocksUnder(path_);
+  }
+
+ private:
+  [[noreturn]] void Fail(const std::string& msg) const { throw ScheduleError(op_, msg); }
+
+  std::string LoopName() const { return loop_->loop_var.name(); }
+
+  // Stage pipeline of the scope and compact data flow of the loop's subtree.
+  void CheckScope() {
+    std::string why;
+    StmtPath scope_path = ScopePathOf(path_);
+    if (!IsStagePipeline(scope_path, &why)) {
+      const BlockNode* scope = scope_path.back().as<BlockRealizeNode>()->block.get();
+      Fail("the scope block " + Q(scope->name) + " of loop " + LoopName() +
+           " is not a stage pipeline (" + why + ")");
+    }
+    StmtPath prefix(path_.begin(), path_.end() - 1);
+    for (const StmtPath& rel : BlockPathsInScope(path_.back())) {
+      StmtPath block_path = prefix;
+      block_path.insert(block_path.end(), rel.begin(), rel.end());
+      std::string why_complete, why_reduction;
+      if (IsCompleteBlock(block_path, &why_complete) ||
+          IsReductionBlock(block_path, &why_reduction)) {
+        continue;
+      }
+      const BlockNode* b = block_path.back().as<BlockRealizeNode>()->block.get();
+      Fail("loop " + LoopName() + " does not have compact data flow: its child block " +
+           Q(b->name) + " is neither a complete block (" + why_complete +
+           ") nor a reduction block (" + why_reduction + ")");
+    }
+  }
+
+  // Checks each block under the statement at the end of `path`.
+  void CheckBlocksUnder(const StmtPath& path) {
+    StmtPath prefix(path.begin(), path.end() - 1);
+    for (const StmtPath& rel : BlockPathsInScope(path.back())) {
+      StmtPath block_path = prefix;
+      block_path.insert(block_path.end(), rel.begin(), rel.end());
+      CheckBlock(block_path);
+      CheckBlocksUnder(block_path);
+    }
+  }
+
+  void CheckBlock(const StmtPath& block_path) {
+    const auto* realize = block_path.back().as<BlockRealizeNode>();
+    const BlockNode* b = realize->block.get();
+    std::string why;
+    if (!IsAffineBinding(block_path, &why)) {
+      Fail("block " + Q(b->name) + " under loop " + LoopName() +
+           " does not have an affine binding (" + why + ")");
+    }
+    const VarNode* v = loop_->loop_var.get();
+    for (size_t i = 0; i < b->iter_vars.size() && i < realize->iter_values.size(); ++i) {
+      const IterVar& iv = b->iter_vars[i];
+      if (!UsesVar(realize->iter_values[i], v)) continue;
+      if (iv.iter_type == IterType::kDataPar) continue;
+      if (iv.iter_type == IterType::kCommReduce && IsThreadIdx(thread_axis_)) continue;
+      std::string kind = iv.iter_type == IterType::kCommReduce ? "reduction" : "non-data-parallel";
+      std::string hint =
+          op_ == "bind" ? " (only a threadIdx.* axis may take a reduction loop)" : "";
+      Fail("loop " + LoopName() + " is bound to " + kind + " iteration variable " + iv.var.name() +
+           " of block " + b->name + hint);
+    }
+  }
+
+  std::string op_;
+  const StmtPath& path_;
+  std::string thread_axis_;
+  const ForNode* loop_ = nullptr;
+};
+
+// Rebuilds the loop at `path` with a new kind and thread tag.
+Stmt WithKind(const StmtPath& path, ForKind kind, std::string tag) {
+  auto n = std::make_shared<ForNode>(*path.back().as<ForNode>());
+  n->for_kind = kind;
+  n->thread_tag = std::move(tag);
+  return ReplaceAlongPath(path, Stmt(std::move(n)));
+}
+
+}  // namespace
+
+void Schedule::Parallel(LoopRV loop) {
+  StmtPath path = PathOf(loop);
+  ParallelChecker("parallel", path, "").Check();
+  SetBody(WithKind(path, ForKind::kParallel, ""));
+  Record("Parallel", {InstArg::Of(loop.ref())}, nlohmann::json::array(), {});
+}
+
+void Schedule::Vectorize(LoopRV loop) {
+  StmtPath path = PathOf(loop);
+  const ForNode* f = path.back().as<ForNode>();
+  int64_t extent;
+  if (!AsConstInt(f->extent, &extent)) {
+    throw ScheduleError("vectorize", "loop " + f->loop_var.name() +
+                                         " has a non-constant extent; vector lanes are fixed");
+  }
+  ParallelChecker("vectorize", path, "").Check();
+  SetBody(WithKind(path, ForKind::kVectorized, ""));
+  Record("Vectorize", {InstArg::Of(loop.ref())}, nlohmann::json::array(), {});
+}
+
+void Schedule::Bind(LoopRV loop, const std::string& thread_axis) {
+  StmtPath path = PathOf(loop);
+  const ForNode* f = path.back().as<ForNode>();
+  if (!IsThreadAxis(thread_axis)) {
+    throw ScheduleError("bind", "unknown thread axis \"" + thread_axis + "\" for loop " +
+                                    f->loop_var.name() +
+                                    " (expected blockIdx.x/y/z, threadIdx.x/y/z or vthread.x/y/z)");
+  }
+  if (OtherLoopBinds(path, thread_axis)) {
+    throw ScheduleError("bind", "loop " + f->loop_var.name() + " cannot be bound to " +
+                                    thread_axis + ": a loop enclosing or inside it is bound to " +
+                                    thread_axis + " already");
+  }
+  ParallelChecker("bind", path, thread_axis).Check();
+  SetBody(WithKind(path, ForKind::kThreadBinding, thread_axis));
+  Record("Bind", {InstArg::Of(loop.ref())}, nlohmann::json::array({thread_axis}), {});
+}
+
+void Schedule::Unroll(LoopRV loop) {
+  StmtPath path = PathOf(loop);
+  SetBody(WithKind(path, ForKind::kUnrolled, ""));
+  Record("Unroll", {InstArg::Of(loop.ref())}, nlohmann::json::array(), {});
+}
+
+namespace kinds {
+
+namespace {
+
+InstructionKind LoopKind(std::string name, std::string method, void (Schedule::*fn)(LoopRV)) {
+  return InstructionKind{
+      name,
+      /*is_pure=*/false,
+      /*has_decision=*/false,
+      [name, fn](Schedule& sch, const std::vector<InstArg>& in, const nlohmann::json& attrs,
+                 const nlohmann::json*) -> std::vector<RVRef> {
+        inst::ExpectInputs(name, in, 1);
+        inst::ExpectAttrs(name, attrs, 0);
+        (sch.*fn)(inst::Loop(name, in, 0));
+        return {};
+      },
+      [method](const std::vector<std::string>& in, const std::vector<std::string>&,
+               const nlohmann::json&,
+               const nlohmann::json*) { return "sch." + method + "(loop=" + in[0] + ")"; },
+      nullptr};
+}
+
+}  // namespace
+
+const InstructionKind& Parallel() {
+  static const InstructionKind k = LoopKind("Parallel", "parallel", &Schedule::Parallel);
+  return k;
+}
+
+const InstructionKind& Vectorize() {
+  static const InstructionKind k = LoopKind("Vectorize", "vectorize", &Schedule::Vectorize);
+  return k;
+}
+
+const InstructionKind& Unroll() {
+  static const InstructionKind k = LoopKind("Unroll", "unroll", &Schedule::Unroll);
+  return k;
+}
+
+const InstructionKind& Bind() {
+  static const InstructionKind k{
+      "Bind",
+      /*is_pure=*/false,
+      /*has_decision=*/false,
+      [](Schedule& sch, const std::vector<InstArg>& in, const nlohmann::json& attrs,
+         const nlohmann::json*) -> std::vector<RVRef> {
+        inst::ExpectInputs("Bind", in, 1);
+        inst::ExpectAttrs("Bind", attrs, 1);
+        sch.Bind(inst::Loop("Bind", in, 0), inst::AttrStr("Bind", attrs, 0));
+        return {};
+      },
+      [](const std::vector<std::string>& in, const std::vector<std::string>&,
+         const nlohmann::json& attrs, const nlohmann::json*) {
+        return "sch.bind(loop=" + in[0] + ", thread_axis=" + attrs[0].dump() + ")";
+      },
+      [](const std::vector<InstArg>&, const nlohmann::json& attrs) -> std::string {
+        if (!attrs.is_array() || attrs.size() != 1 || !attrs[0].is_string()) {
+          return "Bind takes one attribute, the thread axis name";
+        }
+        return "";
+      }};
+  return k;
+}
+
+}  // namespace kinds
+}  // namespace kiln::ir
