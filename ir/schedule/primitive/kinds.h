@@ -16,6 +16,9 @@ const InstructionKind& GetLoops();
 const InstructionKind& GetChildBlocks();
 const InstructionKind& GetProducers();
 const InstructionKind& GetConsumers();
+// cache_read.cc, cache_write.cc
+const InstructionKind& CacheRead();
+const InstructionKind& CacheWrite();
 // enter_postproc.cc
 const InstructionKind& EnterPostproc();
 
