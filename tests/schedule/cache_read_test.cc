@@ -349,7 +349,7 @@ def main(A: T.Buffer((8,), "float32"), B: T.Buffer((8,), "float32"), C: T.Buffer
 )");
   Schedule sch(f);
   KILN_EXPECT_SCHEDULE_ERROR(sch.CacheRead(sch.GetBlock("C"), 0, "shared"),
-                             "block 'C' reads B[0:8], which block 'B' does not cover");
+                             "the reads of block 'C' are not covered by what their producers write");
 }
 
 TEST(CacheRead, ReplayFromJSONWithConsumers) {

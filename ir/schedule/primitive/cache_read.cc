@@ -4,6 +4,7 @@
 
 #include "ir/arith/analyzer.h"
 #include "ir/op.h"
+#include "ir/schedule/analysis.h"
 #include "ir/schedule/inst_args.h"
 #include "ir/schedule/primitive/cache_util.h"
 #include "ir/schedule/primitive/kinds.h"
@@ -14,18 +15,6 @@ namespace kiln::ir {
 namespace {
 
 constexpr const char* kPrim = "cache_read";
-
-std::string RegionText(const std::vector<Range>& region) {
-  std::string s;
-  for (const Range& r : region) {
-    int64_t lo = 0, ext = 0;
-    std::string part = AsConstInt(r.min, &lo) && AsConstInt(r.extent, &ext)
-                           ? std::to_string(lo) + ":" + std::to_string(lo + ext)
-                           : "?";
-    s += (s.empty() ? "" : ", ") + part;
-  }
-  return "[" + s + "]";
-}
 
 // The direct child of the scope (path index scope_index + 1 onwards) that
 // holds the block at path.back().
@@ -83,7 +72,7 @@ BlockRV Schedule::CacheRead(BlockRV block, int read_buffer_index, const std::str
   arith::Analyzer an;
   std::vector<Range> region;
   cache::Location loc;
-  auto writers = cache::WritersIn(scope, buffer.get());
+  auto writers = WritersOf(scope, buffer.get());
   if (writers.size() > 1) {
     std::string names;
     for (const auto* w : writers) names += (names.empty() ? "" : ", ") + w->block->name;
@@ -101,8 +90,7 @@ BlockRV Schedule::CacheRead(BlockRV block, int read_buffer_index, const std::str
     }
     auto order = cache::ProgramOrder(func_);
     int writer_at = cache::OrderOf(order, writer);
-    std::vector<Range> produced = cache::RelaxRegion(wp, scope.get(), written, &an);
-    for (const BlockRealizeNode* reader : cache::ReadersIn(scope, buffer.get())) {
+    for (const BlockRealizeNode* reader : ReadersOf(scope, buffer.get())) {
       const BlockNode* rb = reader->block.get();
       if (rb == writer) continue;
       bool redirected = only.empty() || related.count(rb);
@@ -114,20 +102,12 @@ BlockRV Schedule::CacheRead(BlockRV block, int read_buffer_index, const std::str
                                        "what it reads");
       }
       if (only.empty()) related.insert(rb);
-      StmtPath rp = *FindBlockPath(func_, rb->name);
-      for (const BufferRegion& r : rb->reads) {
-        if (!r.buffer.same_as(buffer)) continue;
-        std::vector<Range> consumed = cache::RelaxRegion(rp, scope.get(), r, &an);
-        for (size_t d = 0; d < consumed.size(); ++d) {
-          Expr c_end = consumed[d].min + consumed[d].extent;
-          Expr p_end = produced[d].min + produced[d].extent;
-          if (!an.CanProve(GE(consumed[d].min, produced[d].min)) || !an.CanProve(LE(c_end, p_end))) {
-            throw ScheduleError(kPrim, "block '" + rb->name + "' reads " + buffer.name() +
-                                           RegionText(consumed) + ", which block '" + writer->name +
-                                           "' does not cover (it writes " + buffer.name() +
-                                           RegionText(produced) + ")");
-          }
-        }
+      std::string why;
+      if (!IsRegionCovered(scope_path, reader, &why)) {
+        throw ScheduleError(kPrim, "the reads of block '" + rb->name +
+                                       "' are not covered by what their producers write (" + why +
+                                       "); a cache of what block '" + writer->name +
+                                       "' writes might not hold them");
       }
     }
     loc = cache::DetectLocation(kPrim, scope, writer, related);

@@ -62,22 +62,6 @@ std::string FreshName(const PrimFunc& f, const std::string& base) {
 bool Reads(const BlockNode* b, const BufferNode* buffer) { return Touches(b->reads, buffer); }
 bool Writes(const BlockNode* b, const BufferNode* buffer) { return Touches(b->writes, buffer); }
 
-std::vector<const BlockRealizeNode*> WritersIn(const Stmt& scope, const BufferNode* buffer) {
-  std::vector<const BlockRealizeNode*> out;
-  for (const BlockRealizeNode* r : ChildBlockRealizes(scope)) {
-    if (Writes(r->block.get(), buffer)) out.push_back(r);
-  }
-  return out;
-}
-
-std::vector<const BlockRealizeNode*> ReadersIn(const Stmt& scope, const BufferNode* buffer) {
-  std::vector<const BlockRealizeNode*> out;
-  for (const BlockRealizeNode* r : ChildBlockRealizes(scope)) {
-    if (Reads(r->block.get(), buffer)) out.push_back(r);
-  }
-  return out;
-}
-
 namespace {
 
 // A walk of the scope in program order that finds the insertion point by the

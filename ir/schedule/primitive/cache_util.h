@@ -24,11 +24,6 @@ void CheckStorageScope(const std::string& primitive, const std::string& scope);
 // (blocks are addressed by name, so the copy stage needs a fresh one).
 std::string FreshName(const PrimFunc& f, const std::string& base);
 
-// The direct child blocks of the scope block at path.back() that write / read
-// `buffer`, in program order.
-std::vector<const BlockRealizeNode*> WritersIn(const Stmt& scope, const BufferNode* buffer);
-std::vector<const BlockRealizeNode*> ReadersIn(const Stmt& scope, const BufferNode* buffer);
-
 bool Reads(const BlockNode* b, const BufferNode* buffer);
 bool Writes(const BlockNode* b, const BufferNode* buffer);
 

@@ -5,6 +5,7 @@
 #include "ir/arith/analyzer.h"
 #include "ir/arith/iter_map.h"
 #include "ir/op.h"
+#include "ir/schedule/analysis.h"
 #include "ir/schedule/inst_args.h"
 #include "ir/schedule/primitive/cache_util.h"
 #include "ir/schedule/primitive/kinds.h"
@@ -114,7 +115,7 @@ BlockRV Schedule::CacheWrite(BlockRV block, int write_buffer_index,
   const Stmt& scope = scope_path.back();
   const BlockNode* scope_block = scope.as<BlockRealizeNode>()->block.get();
 
-  auto writers = cache::WritersIn(scope, buffer.get());
+  auto writers = WritersOf(scope, buffer.get());
   if (writers.size() != 1) {
     std::string names;
     for (const auto* w : writers) names += (names.empty() ? "" : ", ") + w->block->name;
@@ -155,7 +156,7 @@ BlockRV Schedule::CacheWrite(BlockRV block, int write_buffer_index,
     only.insert(cb);
   }
   std::unordered_set<const BlockNode*> related;
-  for (const BlockRealizeNode* reader : cache::ReadersIn(scope, buffer.get())) {
+  for (const BlockRealizeNode* reader : ReadersOf(scope, buffer.get())) {
     const BlockNode* rb = reader->block.get();
     if (rb == self || cache::OrderOf(order, rb) < self_at || only.count(rb)) continue;
     related.insert(rb);
