@@ -265,3 +265,75 @@ def main(A: T.Buffer((8,), "float32"), B: T.Buffer((8,), "float32")):
 
 }  // namespace
 }  // namespace kiln::ir
+
+namespace kiln::ir {
+namespace {
+
+// A block nested in another: the outer block is the inner one's scope.
+const char* kNested = R"(# from tvm.script import tir as T
+
+@T.prim_func
+def main(A: T.Buffer((4, 8), "float32"), C: T.Buffer((4, 8), "float32")):
+    T.func_attr({"tir.noalias": T.bool(True)})
+    # with T.block("root"):
+    for i in range(4):
+        with T.block("outer"):
+            v_o = T.axis.spatial(4, i)
+            T.reads(A[v_o, 0:8])
+            T.writes(C[v_o, 0:8])
+            for j in range(8):
+                with T.block("C"):
+                    v_i = T.axis.spatial(4, v_o)
+                    v_j = T.axis.spatial(8, j)
+                    T.reads(A[v_i, v_j])
+                    T.writes(C[v_i, v_j])
+                    C[v_i, v_j] = A[v_i, v_j] + T.float32(1.0)
+)";
+
+TEST(CacheWrite, NestedScope) {
+  PrimFunc f = ParseFunc(kNested);
+  Schedule sch(f);
+  sch.CacheWrite(sch.GetBlock("C"), 0, "local");
+  sch.CacheRead(sch.GetBlock("C"), 0, "shared");
+  // The caches live in the scope block and copy the row the scope handles
+  // (TVM before compact cache buffers).
+  EXPECT_EQ(ToText(sch.func()), R"(# from tvm.script import tir as T
+
+@T.prim_func
+def main(A: T.Buffer((4, 8), "float32"), C: T.Buffer((4, 8), "float32")):
+    T.func_attr({"tir.noalias": T.bool(True)})
+    # with T.block("root"):
+    for i in range(4):
+        with T.block("outer"):
+            v_o = T.axis.remap("S", [i])
+            T.reads(A[v_o, 0:8])
+            T.writes(C[v_o, 0:8])
+            C_local = T.alloc_buffer((4, 8), scope="local")
+            A_shared = T.alloc_buffer((4, 8), scope="shared")
+            for ax0, ax1 in T.grid(1, 8):
+                with T.block("A_shared"):
+                    v0 = T.axis.spatial(4, v_o + ax0)
+                    v1 = T.axis.spatial(8, ax1)
+                    T.reads(A[v0, v1])
+                    T.writes(A_shared[v0, v1])
+                    A_shared[v0, v1] = A[v0, v1]
+            for j in range(8):
+                with T.block("C"):
+                    v_i = T.axis.spatial(4, v_o)
+                    v_j = T.axis.spatial(8, j)
+                    T.reads(A_shared[v_i, v_j])
+                    T.writes(C_local[v_i, v_j])
+                    C_local[v_i, v_j] = A_shared[v_i, v_j] + T.float32(1.0)
+            for ax0, ax1 in T.grid(1, 8):
+                with T.block("C_local"):
+                    v0 = T.axis.spatial(4, v_o + ax0)
+                    v1 = T.axis.spatial(8, ax1)
+                    T.reads(C_local[v0, v1])
+                    T.writes(C[v0, v1])
+                    C[v0, v1] = C_local[v0, v1]
+)");
+  ExpectGood(f, sch);
+}
+
+}  // namespace
+}  // namespace kiln::ir

@@ -179,8 +179,13 @@ std::vector<Range> RelaxRegion(const StmtPath& writer_path, const StmtNode* loc,
   for (size_t i = 0; i < realize->block->iter_vars.size(); ++i) {
     binding[realize->block->iter_vars[i].var.get()] = realize->iter_values[i];
   }
+  // Loops and the iter vars of enclosing blocks may stay symbolic in the
+  // region; their ranges let the clamp to the buffer's shape fold away.
   for (size_t i = 0; i + 1 < writer_path.size(); ++i) {
     if (const auto* l = writer_path[i].as<ForNode>()) an->Bind(l->loop_var, Range{l->min, l->extent});
+    if (const auto* r = writer_path[i].as<BlockRealizeNode>()) {
+      for (const IterVar& iv : r->block->iter_vars) an->Bind(iv.var, iv.dom);
+    }
   }
   std::unordered_map<const VarNode*, Range> relaxed;
   for (const ForNode* l : LoopsBelow(writer_path, loc)) relaxed[l->loop_var.get()] = {l->min, l->extent};
