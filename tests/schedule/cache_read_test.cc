@@ -167,8 +167,10 @@ TEST(CacheRead, ConsumerBlocksRestrictRedirect) {
   EXPECT_NE(text.find("T.reads(T_softmax_exp_local[v_i0, v_i1], T_softmax_expsum[v_i0])"),
             std::string::npos)
       << text;
-  EXPECT_LT(text.find("T.block(\"T_softmax_expsum\")"), text.find("T.block(\"T_softmax_exp_local\")"));
-  EXPECT_LT(text.find("T.block(\"T_softmax_exp_local\")"), text.find("T.block(\"T_softmax_norm\")"));
+  EXPECT_LT(text.find("T.block(\"T_softmax_expsum\")"),
+            text.find("T.block(\"T_softmax_exp_local\")"));
+  EXPECT_LT(text.find("T.block(\"T_softmax_exp_local\")"),
+            text.find("T.block(\"T_softmax_norm\")"));
   ExpectGood(f, sch);
   EXPECT_NE(sch.trace().AsPython().find(
                 "b1 = sch.cache_read(block=b0, read_buffer_index=0, storage_scope=\"local\", "
@@ -231,7 +233,8 @@ TEST(CacheRead, ConvWithPadding) {
 
 TEST(CacheRead, SoftmaxEveryRead) {
   PrimFunc f = SoftmaxMN(5, 7);
-  for (const char* block : {"T_softmax_maxelem", "T_softmax_exp", "T_softmax_expsum", "T_softmax_norm"}) {
+  for (const char* block :
+       {"T_softmax_maxelem", "T_softmax_exp", "T_softmax_expsum", "T_softmax_norm"}) {
     Schedule probe(f);
     int n = static_cast<int>(probe.Get(probe.GetBlock(block)).reads.size());
     for (int i = 0; i < n; ++i) {
@@ -263,7 +266,8 @@ TEST(CacheRead, Refusals) {
   BlockRV c = sch.GetBlock("C");
   KILN_EXPECT_SCHEDULE_ERROR(sch.CacheRead(c, 2, "shared"),
                              "read_buffer_index 2 is out of range: block 'C' reads 2");
-  KILN_EXPECT_SCHEDULE_ERROR(sch.CacheRead(c, -1, "shared"), "read_buffer_index -1 is out of range");
+  KILN_EXPECT_SCHEDULE_ERROR(sch.CacheRead(c, -1, "shared"),
+                             "read_buffer_index -1 is out of range");
   KILN_EXPECT_SCHEDULE_ERROR(sch.CacheRead(c, 0, "texture"), "invalid storage scope \"texture\"");
   KILN_EXPECT_SCHEDULE_ERROR(sch.CacheRead(c, 0, ""), "invalid storage scope \"\"");
   KILN_EXPECT_SCHEDULE_ERROR(sch.CacheRead(c, 0, "shared."), "invalid storage scope");
@@ -348,8 +352,9 @@ def main(A: T.Buffer((8,), "float32"), B: T.Buffer((8,), "float32"), C: T.Buffer
             C[v] = B[v]
 )");
   Schedule sch(f);
-  KILN_EXPECT_SCHEDULE_ERROR(sch.CacheRead(sch.GetBlock("C"), 0, "shared"),
-                             "the reads of block 'C' are not covered by what their producers write");
+  KILN_EXPECT_SCHEDULE_ERROR(
+      sch.CacheRead(sch.GetBlock("C"), 0, "shared"),
+      "the reads of block 'C' are not covered by what their producers write");
 }
 
 TEST(CacheRead, ReplayFromJSONWithConsumers) {

@@ -145,7 +145,8 @@ TEST(CacheWrite, SoftmaxIntermediates) {
     sch.CacheWrite(sch.GetBlock("T_softmax_exp"), 0, "local");
     std::string text = ToText(sch.func());
     // Written back before the first consumer; the consumers read the original.
-    EXPECT_LT(text.find("T.block(\"T_softmax_exp_local\")"), text.find("T.block(\"T_softmax_expsum\")"));
+    EXPECT_LT(text.find("T.block(\"T_softmax_exp_local\")"),
+              text.find("T.block(\"T_softmax_expsum\")"));
     EXPECT_NE(text.find("T.reads(T_softmax_exp[v_i0, v_k])"), std::string::npos) << text;
     ExpectGood(f, sch);
   }
@@ -155,8 +156,10 @@ TEST(CacheWrite, SoftmaxIntermediates) {
     sch.CacheWrite(sch.GetBlock("T_softmax_exp"), 0, "local", {expsum});
     std::string text = ToText(sch.func());
     EXPECT_NE(text.find("T.reads(T_softmax_exp_local[v_i0, v_k])"), std::string::npos) << text;
-    EXPECT_LT(text.find("T.block(\"T_softmax_expsum\")"), text.find("T.block(\"T_softmax_exp_local\")"));
-    EXPECT_LT(text.find("T.block(\"T_softmax_exp_local\")"), text.find("T.block(\"T_softmax_norm\")"));
+    EXPECT_LT(text.find("T.block(\"T_softmax_expsum\")"),
+              text.find("T.block(\"T_softmax_exp_local\")"));
+    EXPECT_LT(text.find("T.block(\"T_softmax_exp_local\")"),
+              text.find("T.block(\"T_softmax_norm\")"));
     ExpectGood(f, sch);
   }
   for (const char* block : {"T_softmax_maxelem", "T_softmax_expsum", "T_softmax_norm"}) {
@@ -192,7 +195,8 @@ TEST(CacheWrite, Refusals) {
   BlockRV c = sch.GetBlock("C");
   KILN_EXPECT_SCHEDULE_ERROR(sch.CacheWrite(c, 1, "local"),
                              "write_buffer_index 1 is out of range: block 'C' writes 1");
-  KILN_EXPECT_SCHEDULE_ERROR(sch.CacheWrite(c, 0, "registers"), "invalid storage scope \"registers\"");
+  KILN_EXPECT_SCHEDULE_ERROR(sch.CacheWrite(c, 0, "registers"),
+                             "invalid storage scope \"registers\"");
   KILN_EXPECT_SCHEDULE_ERROR(sch.CacheWrite(c, 0, "local", {c}),
                              "consumer block 'C' does not read buffer 'C' written by block 'C'");
   EXPECT_TRUE(StructuralEqual(sch.func(), f));
@@ -333,6 +337,27 @@ def main(A: T.Buffer((4, 8), "float32"), C: T.Buffer((4, 8), "float32")):
                     C[v0, v1] = C_local[v0, v1]
 )");
   ExpectGood(f, sch);
+}
+
+}  // namespace
+}  // namespace kiln::ir
+
+namespace kiln::ir {
+namespace {
+
+TEST(CacheWrite, ReplaysTvmTraceWithoutConsumerList) {
+  // TVM releases before consumer_blocks recorded [block] alone.
+  PrimFunc f = Matmul(8, 8, 8);
+  Schedule direct(f);
+  direct.CacheWrite(direct.GetBlock("C"), 0, "local");
+  Schedule replayed(f);
+  Trace::FromJSONString(
+      R"([[["GetBlock",[],["C","main"],["b0"]],["CacheWrite",["b0"],[0,"local"],["b1"]],)"
+      R"(["CacheRead",["b0"],[1,"shared"],["b2"]]],[]])")
+      .ApplyToSchedule(&replayed, false);
+  direct.CacheRead(direct.GetBlock("C"), 1, "shared");
+  EXPECT_TRUE(StructuralEqual(direct.func(), replayed.func()));
+  EXPECT_TRUE(testing::SameResult(f, replayed.func()));
 }
 
 }  // namespace

@@ -58,12 +58,13 @@ BlockRV Schedule::CacheRead(BlockRV block, int read_buffer_index, const std::str
                                      scope_block->name + "' of block '" + self->name + "'");
     }
     if (!cache::Reads(cb, buffer.get())) {
-      throw ScheduleError(kPrim, "consumer block '" + cb->name + "' does not read buffer '" +
-                                     buffer.name() + "'");
+      throw ScheduleError(
+          kPrim, "consumer block '" + cb->name + "' does not read buffer '" + buffer.name() + "'");
     }
     if (cache::Writes(cb, buffer.get())) {
-      throw ScheduleError(kPrim, "consumer block '" + cb->name + "' both reads and writes buffer '" +
-                                     buffer.name() + "'; its reads cannot be redirected to a cache");
+      throw ScheduleError(kPrim, "consumer block '" + cb->name +
+                                     "' both reads and writes buffer '" + buffer.name() +
+                                     "'; its reads cannot be redirected to a cache");
     }
     only.insert(cb);
     related.insert(ChildOfScope(cp, si));
@@ -146,15 +147,22 @@ namespace kinds {
 
 const InstructionKind& CacheRead() {
   static const InstructionKind k{
-      "CacheRead", /*is_pure=*/false, /*has_decision=*/false,
+      "CacheRead",
+      /*is_pure=*/false,
+      /*has_decision=*/false,
       [](Schedule& sch, const std::vector<InstArg>& in, const nlohmann::json& attrs,
          const nlohmann::json*) -> std::vector<RVRef> {
-        inst::ExpectInputs("CacheRead", in, 2);
+        // TVM before consumer_blocks recorded the block alone.
+        if (in.size() != 1 && in.size() != 2) {
+          inst::Fail("CacheRead", "expected 2 inputs (block, consumer_blocks), got " +
+                                      std::to_string(in.size()));
+        }
         inst::ExpectAttrs("CacheRead", attrs, 2);
         int64_t index = inst::AttrInt("CacheRead", attrs, 0);
-        return {sch.CacheRead(inst::Block("CacheRead", in, 0), static_cast<int>(index),
-                              inst::AttrStr("CacheRead", attrs, 1),
-                              inst::BlockList("CacheRead", in, 1))
+        return {sch.CacheRead(
+                       inst::Block("CacheRead", in, 0), static_cast<int>(index),
+                       inst::AttrStr("CacheRead", attrs, 1),
+                       in.size() > 1 ? inst::BlockList("CacheRead", in, 1) : std::vector<BlockRV>{})
                     .ref()};
       },
       [](const std::vector<std::string>& in, const std::vector<std::string>& out,

@@ -31,8 +31,8 @@ bool Touches(const std::vector<BufferRegion>& regions, const BufferNode* buffer)
 }  // namespace
 
 void CheckStorageScope(const std::string& primitive, const std::string& scope) {
-  static const char* const kExact[] = {"wmma.matrix_a",    "wmma.matrix_b",    "wmma.accumulator",
-                                       "m16n8k8.matrixA",  "m16n8k8.matrixB",  "m16n8k8.matrixC",
+  static const char* const kExact[] = {"wmma.matrix_a",   "wmma.matrix_b",   "wmma.accumulator",
+                                       "m16n8k8.matrixA", "m16n8k8.matrixB", "m16n8k8.matrixC",
                                        "metal.simdgroup"};
   for (const char* s : kExact) {
     if (scope == s) return;
@@ -182,13 +182,15 @@ std::vector<Range> RelaxRegion(const StmtPath& writer_path, const StmtNode* loc,
   // Loops and the iter vars of enclosing blocks may stay symbolic in the
   // region; their ranges let the clamp to the buffer's shape fold away.
   for (size_t i = 0; i + 1 < writer_path.size(); ++i) {
-    if (const auto* l = writer_path[i].as<ForNode>()) an->Bind(l->loop_var, Range{l->min, l->extent});
+    if (const auto* l = writer_path[i].as<ForNode>())
+      an->Bind(l->loop_var, Range{l->min, l->extent});
     if (const auto* r = writer_path[i].as<BlockRealizeNode>()) {
       for (const IterVar& iv : r->block->iter_vars) an->Bind(iv.var, iv.dom);
     }
   }
   std::unordered_map<const VarNode*, Range> relaxed;
-  for (const ForNode* l : LoopsBelow(writer_path, loc)) relaxed[l->loop_var.get()] = {l->min, l->extent};
+  for (const ForNode* l : LoopsBelow(writer_path, loc))
+    relaxed[l->loop_var.get()] = {l->min, l->extent};
   arith::IntSetMap dom = arith::DomainFromRanges(relaxed, an);
 
   std::vector<Range> out;
@@ -268,8 +270,8 @@ class ScopeRewriter : public IRMutator {
     const BlockNode* node = b.get();
     bool active;
     if (r_.is_write) {
+      // Inactive blocks are still walked: a listed consumer may sit inside.
       active = active_ || node == r_.writer || r_.only.count(node) > 0;
-      if (!active) return b;
     } else {
       if (Writes(node, r_.from.get())) return b;
       active = active_ || r_.only.empty() || r_.only.count(node) > 0;
@@ -281,9 +283,7 @@ class ScopeRewriter : public IRMutator {
     return out;
   }
 
-  Buffer VisitBuffer(const Buffer& b) override {
-    return active_ && b.same_as(r_.from) ? r_.to : b;
-  }
+  Buffer VisitBuffer(const Buffer& b) override { return active_ && b.same_as(r_.from) ? r_.to : b; }
 
  private:
   const Redirect& r_;

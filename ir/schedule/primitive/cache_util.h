@@ -40,8 +40,7 @@ struct Location {
 // scope) holding both it and `writer`; with none, at the end of the scope.
 // Throws ScheduleError(primitive, ...) where no such point exists (e.g. under
 // an if).
-Location DetectLocation(const std::string& primitive, const Stmt& scope,
-                        const BlockNode* writer,
+Location DetectLocation(const std::string& primitive, const Stmt& scope, const BlockNode* writer,
                         const std::unordered_set<const BlockNode*>& related);
 
 // The region of `region` (a region of the block at writer_path.back(), in its

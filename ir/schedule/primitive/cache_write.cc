@@ -79,17 +79,20 @@ void CheckWriteBackExact(const StmtPath& path, const cache::Location& loc,
         expected *= sum.args[k].extent;
       }
       Expr base = sum.base.defined() ? sum.base : MakeConst(indices[d].dtype(), 0);
-      if (why.empty() && (!an->CanProveEqual(region[d].min, base) ||
-                          !an->CanProveEqual(region[d].extent, MakeConst(region[d].extent.dtype(),
-                                                                         static_cast<double>(expected))))) {
+      if (why.empty() &&
+          (!an->CanProveEqual(region[d].min, base) ||
+           !an->CanProveEqual(region[d].extent, MakeConst(region[d].extent.dtype(),
+                                                          static_cast<double>(expected))))) {
         why = "dimension " + std::to_string(d) + " is not written over its whole range";
       }
     }
   }
   if (!why.empty()) {
-    throw ScheduleError(kPrim, "block '" + b->name + "' does not write a whole rectangular region of "
-                                   "buffer '" + written.buffer.name() +
-                                   "' (" + why + "); the write-back would copy elements it never "
+    throw ScheduleError(kPrim, "block '" + b->name +
+                                   "' does not write a whole rectangular region of "
+                                   "buffer '" +
+                                   written.buffer.name() + "' (" + why +
+                                   "); the write-back would copy elements it never "
                                    "wrote");
   }
 }
@@ -119,15 +122,15 @@ BlockRV Schedule::CacheWrite(BlockRV block, int write_buffer_index,
   if (writers.size() != 1) {
     std::string names;
     for (const auto* w : writers) names += (names.empty() ? "" : ", ") + w->block->name;
-    throw ScheduleError(kPrim, "buffer '" + buffer.name() + "' is written by " +
-                                   std::to_string(writers.size()) + " blocks in scope block '" +
-                                   scope_block->name + "' (" + names +
-                                   "); cache_write needs it written by block '" + self->name +
-                                   "' alone");
+    throw ScheduleError(
+        kPrim, "buffer '" + buffer.name() + "' is written by " + std::to_string(writers.size()) +
+                   " blocks in scope block '" + scope_block->name + "' (" + names +
+                   "); cache_write needs it written by block '" + self->name + "' alone");
   }
   if (cache::Reads(self, buffer.get()) && !HasInit(self)) {
     throw ScheduleError(kPrim, "block '" + self->name + "' reads the values buffer '" +
-                                   buffer.name() + "' held before it ran (it has no init); a "
+                                   buffer.name() +
+                                   "' held before it ran (it has no init); a "
                                    "cache would not hold them");
   }
 
@@ -146,8 +149,8 @@ BlockRV Schedule::CacheWrite(BlockRV block, int write_buffer_index,
                                      buffer.name() + "' written by block '" + self->name + "'");
     }
     if (cache::Writes(cb, buffer.get())) {
-      throw ScheduleError(kPrim, "consumer block '" + cb->name + "' also writes buffer '" +
-                                     buffer.name() + "'");
+      throw ScheduleError(
+          kPrim, "consumer block '" + cb->name + "' also writes buffer '" + buffer.name() + "'");
     }
     if (cache::OrderOf(order, cb) < self_at) {
       throw ScheduleError(kPrim, "consumer block '" + cb->name + "' runs before block '" +
@@ -192,15 +195,22 @@ namespace kinds {
 
 const InstructionKind& CacheWrite() {
   static const InstructionKind k{
-      "CacheWrite", /*is_pure=*/false, /*has_decision=*/false,
+      "CacheWrite",
+      /*is_pure=*/false,
+      /*has_decision=*/false,
       [](Schedule& sch, const std::vector<InstArg>& in, const nlohmann::json& attrs,
          const nlohmann::json*) -> std::vector<RVRef> {
-        inst::ExpectInputs("CacheWrite", in, 2);
+        // TVM before consumer_blocks recorded the block alone.
+        if (in.size() != 1 && in.size() != 2) {
+          inst::Fail("CacheWrite", "expected 2 inputs (block, consumer_blocks), got " +
+                                       std::to_string(in.size()));
+        }
         inst::ExpectAttrs("CacheWrite", attrs, 2);
         int64_t index = inst::AttrInt("CacheWrite", attrs, 0);
         return {sch.CacheWrite(inst::Block("CacheWrite", in, 0), static_cast<int>(index),
                                inst::AttrStr("CacheWrite", attrs, 1),
-                               inst::BlockList("CacheWrite", in, 1))
+                               in.size() > 1 ? inst::BlockList("CacheWrite", in, 1)
+                                             : std::vector<BlockRV>{})
                     .ref()};
       },
       [](const std::vector<std::string>& in, const std::vector<std::string>& out,
