@@ -369,3 +369,20 @@ TEST(CacheRead, ReplayFromJSONWithConsumers) {
 
 }  // namespace
 }  // namespace kiln::ir
+
+namespace kiln::ir {
+namespace {
+
+TEST(CacheRead, DottedScopeRoundTrips) {
+  PrimFunc f = Matmul(8, 8, 8);
+  Schedule sch(f);
+  BlockRV cached = sch.CacheRead(sch.GetBlock("C"), 1, "shared.dyn");
+  EXPECT_EQ(sch.Get(cached).writes[0].buffer.scope(), "shared.dyn");
+  std::string text = ToText(sch.func());
+  PrimFunc reparsed = ParseFunc(text);
+  EXPECT_EQ(ToText(reparsed), text);
+  ExpectGood(f, sch);
+}
+
+}  // namespace
+}  // namespace kiln::ir
