@@ -24,6 +24,7 @@ const std::vector<const InstructionKind*>& AllInstructionKinds() {
       &kinds::Unannotate(),
       &kinds::SetScope(),
       &kinds::StorageAlign(),
+      &kinds::CacheRead(),         &kinds::CacheWrite(),
   };
   return kinds;
 }

@@ -33,6 +33,9 @@ const InstructionKind& Unannotate();
 const InstructionKind& SetScope();
 // storage_align.cc
 const InstructionKind& StorageAlign();
+// cache_read.cc, cache_write.cc
+const InstructionKind& CacheRead();
+const InstructionKind& CacheWrite();
 // enter_postproc.cc
 const InstructionKind& EnterPostproc();
 
