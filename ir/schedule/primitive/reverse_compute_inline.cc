@@ -32,7 +32,8 @@ class ConsumerRewriter : public IRMutator {
  protected:
   Expr VisitVar(const Expr& e, const VarNode* op) override {
     auto it = sub_->find(op);
-    return it == sub_->end() ? e : it->second;
+    if (it == sub_->end()) return e;
+    return it->second.dtype() == op->dtype ? it->second : Cast(op->dtype, it->second);
   }
   Expr VisitBufferLoad(const Expr& e, const BufferLoadNode* op) override {
     if (op->buffer.get() == buffer_) return rhs_;
