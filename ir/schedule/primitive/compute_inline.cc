@@ -60,7 +60,8 @@ Stmt ComputeInlineImpl(const PrimFunc& func, const StmtPath& path) {
                                    " buffer regions; an inlined block may write only one");
   }
   const Buffer& buffer = block->writes[0].buffer;
-  if (!inline_util::IsAllocatedIn(site.scope, buffer.get())) {
+  inline_util::CheckStagePipeline(kPrim, site);
+  if (inline_util::IsOutput(site, block)) {
     throw ScheduleError(kPrim, "block " + name + " is an output block: it writes buffer " +
                                    buffer.name() + ", which is not allocated in its scope (block " +
                                    site.scope->name + ")");

@@ -6,6 +6,7 @@
 #include "ir/arith/analyzer.h"
 #include "ir/arith/int_set.h"
 #include "ir/op.h"
+#include "ir/schedule/analysis.h"
 #include "ir/schedule/schedule_error.h"
 #include "ir/structural_equal.h"
 #include "ir/substitute.h"
@@ -13,16 +14,6 @@
 namespace kiln::ir::inline_util {
 
 namespace {
-
-const char* IterTypeWord(IterType t) {
-  switch (t) {
-    case IterType::kDataPar: return "data-parallel";
-    case IterType::kCommReduce: return "reduction";
-    case IterType::kOrdered: return "ordered (scan)";
-    case IterType::kOpaque: return "opaque";
-  }
-  return "unknown";
-}
 
 class LoadCollector : public IRVisitor {
  public:
@@ -179,11 +170,6 @@ bool Touches(const std::vector<BufferRegion>& regions, const BufferNode* buffer)
                      [&](const BufferRegion& r) { return r.buffer.get() == buffer; });
 }
 
-bool IsAllocatedIn(const BlockNode* scope, const BufferNode* buffer) {
-  return std::any_of(scope->alloc_buffers.begin(), scope->alloc_buffers.end(),
-                     [&](const Buffer& b) { return b.get() == buffer; });
-}
-
 std::vector<const BufferNode*> LoadedBuffers(const Expr& e) {
   LoadCollector c;
   c.VisitExpr(e);
@@ -197,27 +183,29 @@ bool LoadsFrom(const Expr& e, const BufferNode* buffer) {
 
 void CheckComplete(const std::string& primitive, const Site& site,
                    const BlockRealizeNode* realize, const std::string& role) {
-  const BlockNode* b = realize->block.get();
-  std::string head = role + "block " + b->name + " is not a complete block: ";
-  for (const IterVar& iv : b->iter_vars) {
-    if (iv.iter_type != IterType::kDataPar) {
-      throw ScheduleError(primitive, head + "its iteration variable " + iv.var.name() + " is " +
-                                         IterTypeWord(iv.iter_type) + ", not data-parallel");
-    }
+  StmtPath path(site.path.begin(), site.path.begin() + site.scope_index);
+  for (const StmtPath& p : BlockPathsInScope(site.path[site.scope_index])) {
+    if (p.back().get() != realize) continue;
+    path.insert(path.end(), p.begin(), p.end());
+    std::string why;
+    if (!IsCompleteBlock(path, &why)) throw ScheduleError(primitive, role + why);
+    return;
   }
-  for (const BufferRegion& w : b->writes) {
-    if (Touches(b->reads, w.buffer.get())) {
-      throw ScheduleError(primitive, head + "it reads buffer " + w.buffer.name() +
-                                         ", which it also writes");
-    }
-    for (const BlockRealizeNode* other : site.siblings) {
-      if (other == realize) continue;
-      if (Touches(other->block->writes, w.buffer.get())) {
-        throw ScheduleError(primitive, head + "block " + other->block->name +
-                                           " also writes buffer " + w.buffer.name());
-      }
-    }
+  throw ScheduleError(primitive, role + "block " + realize->block->name +
+                                     " is not a child block of its scope");
+}
+
+void CheckStagePipeline(const std::string& primitive, const Site& site) {
+  StmtPath scope_path(site.path.begin(), site.path.begin() + site.scope_index + 1);
+  std::string why;
+  if (!IsStagePipeline(scope_path, &why)) {
+    throw ScheduleError(primitive, "the scope of block " + site.block->name + " (block " +
+                                       site.scope->name + ") is not a stage pipeline: " + why);
   }
+}
+
+bool IsOutput(const Site& site, const BlockNode* block) {
+  return IsOutputBlock(site.path[site.scope_index], block);
 }
 
 Stmt RemovalRoot(const std::string& primitive, const Site& site) {

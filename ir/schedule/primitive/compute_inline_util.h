@@ -31,19 +31,22 @@ struct Site {
 Site LocateSite(const std::string& primitive, const StmtPath& path);
 
 bool Touches(const std::vector<BufferRegion>& regions, const BufferNode* buffer);
-bool IsAllocatedIn(const BlockNode* scope, const BufferNode* buffer);
+// The block writes a buffer its scope does not allocate (analysis.h's
+// IsOutputBlock on the site's scope).
+bool IsOutput(const Site& site, const BlockNode* block);
 // Every buffer `e` loads from, in first-use order.
 std::vector<const BufferNode*> LoadedBuffers(const Expr& e);
 // True if `e` loads from `buffer`.
 bool LoadsFrom(const Expr& e, const BufferNode* buffer);
 
-// TVM's complete-block conditions for `realize`, a child of site.scope: every
-// iteration variable is data-parallel, it reads none of the buffers it
-// writes, and it is the only child of the scope writing them. Throws
-// ScheduleError "<primitive>: block X is not a complete block: <why>", with
-// `role` (e.g. "the producer ") put before "block".
+// TVM's complete-block conditions (analysis.h's IsCompleteBlock) for
+// `realize`, a child of site.scope; throws ScheduleError "<primitive>:
+// <role><why>", `role` being e.g. "the producer ".
 void CheckComplete(const std::string& primitive, const Site& site,
                    const BlockRealizeNode* realize, const std::string& role = "");
+
+// TVM's require_stage_pipeline on the site's scope (analysis.h).
+void CheckStagePipeline(const std::string& primitive, const Site& site);
 
 // The statement to remove with the block: its BlockRealize, or the outermost
 // loop (or guard) above it whose body holds nothing else. Its parent is a

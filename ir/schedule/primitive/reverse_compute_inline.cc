@@ -111,6 +111,7 @@ Stmt ReverseComputeInlineImpl(const PrimFunc& func, const StmtPath& path) {
                                    (produced.empty() ? std::string("none") : Names(produced)));
   }
   const BufferNode* buffer = produced[0];
+  inline_util::CheckStagePipeline(kPrim, site);
   inline_util::CheckComplete(kPrim, site, site.realize);
 
   // Its single producer: a complete leaf block before it, writing a buffer of
@@ -134,7 +135,7 @@ Stmt ReverseComputeInlineImpl(const PrimFunc& func, const StmtPath& path) {
   }
   if (producer->init) {
     throw ScheduleError(kPrim, "the producer block " + producer->name +
-                                   " is not a complete block: it has an init statement (it is a "
+                                   " is not complete: it has an init statement (it is a "
                                    "reduction block)");
   }
   inline_util::CheckComplete(kPrim, site, prod_realize, "the producer ");
@@ -143,7 +144,7 @@ Stmt ReverseComputeInlineImpl(const PrimFunc& func, const StmtPath& path) {
     throw ScheduleError(kPrim, "the body of the producer block " + producer->name +
                                    " is not a single store to buffer " + buffer->name);
   }
-  if (!inline_util::IsAllocatedIn(site.scope, buffer)) {
+  if (inline_util::IsOutput(site, producer)) {
     throw ScheduleError(kPrim, "the producer block " + producer->name +
                                    " is an output block: it writes buffer " + buffer->name +
                                    ", which is not allocated in its scope (block " +
