@@ -1,5 +1,7 @@
 // compute_inline: golden rewrites, equivalence on the suite at reduced
 // shapes, refusals, feasibility queries and replay.
+#include "ir/schedule/primitive/compute_inline.h"
+
 #include <gtest/gtest.h>
 
 #include <functional>
@@ -9,7 +11,6 @@
 #include "ir/ir.h"
 #include "ir/parser.h"
 #include "ir/printer.h"
-#include "ir/schedule/primitive/compute_inline.h"
 #include "ir/schedule/schedule.h"
 #include "ir/workloads/suite.h"
 #include "tests/schedule/schedule_test_util.h"
@@ -184,7 +185,8 @@ TEST(ComputeInline, SuiteAtReducedShapes) {
       {"DIL", Conv2dNHWC(1, 8, 8, 2, 2, 3, 1, 1, 2), {"PadInput"}},
       {"DEP", DepthwiseConv2dNHWC(1, 8, 8, 4, 3, 1, 1), {"PadInput"}},
       {"CAP", Conv2dCapsuleNHWIJC(1, 4, 4, 2, 2, 3, 1, 1, 2), {"PadInput"}},
-      {"CBR", Conv2dNHWCBnRelu(1, 8, 8, 2, 4, 3, 1, 1),
+      {"CBR",
+       Conv2dNHWCBnRelu(1, 8, 8, 2, 4, 3, 1, 1),
        {"PaddedInput", "bias_add", "bn_mul", "bn_add"}},
       {"SFM", SoftmaxMN(4, 8), {"T_softmax_exp"}},
       {"conv2d_nchw", Conv2dNCHW(1, 6, 6, 2, 2, 3, 3, 1, 1), {"pad_temp"}},
@@ -247,9 +249,11 @@ def main(A: T.Buffer((4, 4), "float32"), C: T.Buffer((4, 4), "float32")):
     for i, j in T.grid(4, 4):
         with T.block("B"):
             v_i, v_j = T.axis.remap("SS", [i, j])
-            T.reads()" + reads + R"()
+            T.reads()" +
+                   reads + R"()
             T.writes(B[0:4, 0:4])
-            )" + store + " = " + value + R"(
+            )" + store +
+                   " = " + value + R"(
 )" + extra + R"(    for i, j in T.grid(4, 4):
         with T.block("C"):
             v_i, v_j = T.axis.remap("SS", [i, j])
@@ -269,10 +273,10 @@ TEST(ComputeInline, RefusesNonInjectiveStore) {
 }
 
 TEST(ComputeInline, RefusesBlockReadingItsOutput) {
-  Schedule sch(Producer("B[v_i, v_j]", "B[v_j, v_i] + A[v_i, v_j]", "", "A[0:4, 0:4], B[0:4, 0:4]"));
-  KILN_EXPECT_SCHEDULE_ERROR(
-      sch.ComputeInline(sch.GetBlock("B")),
-      "block B is not complete: it reads buffer B, which it writes");
+  Schedule sch(
+      Producer("B[v_i, v_j]", "B[v_j, v_i] + A[v_i, v_j]", "", "A[0:4, 0:4], B[0:4, 0:4]"));
+  KILN_EXPECT_SCHEDULE_ERROR(sch.ComputeInline(sch.GetBlock("B")),
+                             "block B is not complete: it reads buffer B, which it writes");
 }
 
 TEST(ComputeInline, RefusesWhenALaterBlockOverwritesTheInput) {
@@ -288,8 +292,9 @@ TEST(ComputeInline, RefusesWhenALaterBlockOverwritesTheInput) {
   Schedule sch(f);
   std::string why;
   EXPECT_FALSE(CanComputeInline(sch, sch.GetBlock("B"), &why));
-  EXPECT_EQ(why, "compute_inline: the scope of block B is not a stage pipeline: block Z writes "
-                 "buffer A after B reads it");
+  EXPECT_EQ(why,
+            "compute_inline: the scope of block B is not a stage pipeline: block Z writes "
+            "buffer A after B reads it");
   KILN_EXPECT_SCHEDULE_ERROR(sch.ComputeInline(sch.GetBlock("B")), "is not a stage pipeline");
 }
 

@@ -164,9 +164,12 @@ TEST(ReverseComputeInline, Conv2dBnReluEpilogueChain) {
 
 TEST(ReverseComputeInline, SuiteWorkloadsStayEquivalent) {
   std::vector<std::pair<std::string, PrimFunc>> cases = {
-      {"C2D", Conv2dNHWC(1, 6, 6, 2, 2, 3, 1, 1)}, {"SFM", SoftmaxMN(4, 8)},
-      {"RMS", RmsNorm(2, 8)},                      {"NRM", NormBMN(1, 4, 4)},
-      {"TBG", TransposeBatchMatmul(1, 4, 2, 4)},   {"matmul_relu", MatmulRelu(4, 4, 4)},
+      {"C2D", Conv2dNHWC(1, 6, 6, 2, 2, 3, 1, 1)},
+      {"SFM", SoftmaxMN(4, 8)},
+      {"RMS", RmsNorm(2, 8)},
+      {"NRM", NormBMN(1, 4, 4)},
+      {"TBG", TransposeBatchMatmul(1, 4, 2, 4)},
+      {"matmul_relu", MatmulRelu(4, 4, 4)},
   };
   for (auto& [name, f] : cases) {
     SCOPED_TRACE(name);
@@ -228,9 +231,17 @@ TEST(ReverseComputeInline, RefusesShiftedLoad) {
                              "iteration variables");
 }
 
+TEST(ReverseComputeInline, RefusesConsumerWritingAnElementTwice) {
+  // Every C[v_i, 0] is written four times, the last with v_j = 3; fused into
+  // B the order of those writes would be B's.
+  Schedule sch(WithConsumer("B[v_i, v_j]", "C[v_i, 0] = B[v_i, v_j]"));
+  KILN_EXPECT_SCHEDULE_ERROR(sch.ReverseComputeInline(sch.GetBlock("C")),
+                             "block C does not store to C at distinct iteration variables");
+}
+
 TEST(ReverseComputeInline, RefusesPredicatedConsumer) {
-  Schedule sch(WithConsumer("B[v_i, v_j]", "C[v_i, v_j] = B[v_i, v_j]",
-                            "            T.where(i < 3)\n"));
+  Schedule sch(
+      WithConsumer("B[v_i, v_j]", "C[v_i, v_j] = B[v_i, v_j]", "            T.where(i < 3)\n"));
   KILN_EXPECT_SCHEDULE_ERROR(sch.ReverseComputeInline(sch.GetBlock("C")),
                              "block C has a predicate");
 }

@@ -104,8 +104,8 @@ Stmt ComputeInlineImpl(const PrimFunc& func, const StmtPath& path) {
     fixed[iv.var.get()] = iv.dom.min;
   }
   if (inline_util::LoadsFrom(store->value, buffer.get())) {
-    throw ScheduleError(kPrim, "block " + name + " reads buffer " + buffer.name() +
-                                   ", which it writes");
+    throw ScheduleError(kPrim,
+                        "block " + name + " reads buffer " + buffer.name() + ", which it writes");
   }
 
   // The value is evaluated where the consumers read it, later than the
@@ -115,10 +115,9 @@ Stmt ComputeInlineImpl(const PrimFunc& func, const StmtPath& path) {
     const BlockNode* later = site.siblings[i]->block.get();
     for (const BufferNode* in : inputs) {
       if (inline_util::Touches(later->writes, in)) {
-        throw ScheduleError(kPrim, "the scope of block " + name +
-                                       " is not a stage pipeline: block " + later->name +
-                                       " writes buffer " + in->name + " after " + name +
-                                       " reads it");
+        throw ScheduleError(
+            kPrim, "the scope of block " + name + " is not a stage pipeline: block " + later->name +
+                       " writes buffer " + in->name + " after " + name + " reads it");
       }
     }
   }
@@ -161,7 +160,9 @@ namespace kinds {
 
 const InstructionKind& ComputeInline() {
   static const InstructionKind k{
-      "ComputeInline", /*is_pure=*/false, /*has_decision=*/false,
+      "ComputeInline",
+      /*is_pure=*/false,
+      /*has_decision=*/false,
       [](Schedule& sch, const std::vector<InstArg>& in, const nlohmann::json& attrs,
          const nlohmann::json*) -> std::vector<RVRef> {
         inst::ExpectInputs("ComputeInline", in, 1);
@@ -169,10 +170,8 @@ const InstructionKind& ComputeInline() {
         sch.ComputeInline(inst::Block("ComputeInline", in, 0));
         return {};
       },
-      [](const std::vector<std::string>& in, const std::vector<std::string>&,
-         const nlohmann::json&, const nlohmann::json*) {
-        return "sch.compute_inline(block=" + in[0] + ")";
-      },
+      [](const std::vector<std::string>& in, const std::vector<std::string>&, const nlohmann::json&,
+         const nlohmann::json*) { return "sch.compute_inline(block=" + in[0] + ")"; },
       nullptr};
   return k;
 }

@@ -48,8 +48,8 @@ class RegionDetector : public IRVisitor {
         const arith::IntervalSet& first = acc.boxes[0][d];
         bool same_point = first.is_single_point();
         for (const auto& box : acc.boxes) {
-          same_point = same_point && box[d].is_single_point() &&
-                       StructuralEqual(box[d].min, first.min);
+          same_point =
+              same_point && box[d].is_single_point() && StructuralEqual(box[d].min, first.min);
         }
         if (same_point) {
           r.region.push_back(Range{first.min, IntImm(1, first.min.dtype())});
@@ -181,8 +181,8 @@ bool LoadsFrom(const Expr& e, const BufferNode* buffer) {
   return std::find(bs.begin(), bs.end(), buffer) != bs.end();
 }
 
-void CheckComplete(const std::string& primitive, const Site& site,
-                   const BlockRealizeNode* realize, const std::string& role) {
+void CheckComplete(const std::string& primitive, const Site& site, const BlockRealizeNode* realize,
+                   const std::string& role) {
   StmtPath path(site.path.begin(), site.path.begin() + site.scope_index);
   for (const StmtPath& p : BlockPathsInScope(site.path[site.scope_index])) {
     if (p.back().get() != realize) continue;
@@ -191,8 +191,8 @@ void CheckComplete(const std::string& primitive, const Site& site,
     if (!IsCompleteBlock(path, &why)) throw ScheduleError(primitive, role + why);
     return;
   }
-  throw ScheduleError(primitive, role + "block " + realize->block->name +
-                                     " is not a child block of its scope");
+  throw ScheduleError(
+      primitive, role + "block " + realize->block->name + " is not a child block of its scope");
 }
 
 void CheckStagePipeline(const std::string& primitive, const Site& site) {

@@ -42,8 +42,8 @@ bool LoadsFrom(const Expr& e, const BufferNode* buffer);
 // TVM's complete-block conditions (analysis.h's IsCompleteBlock) for
 // `realize`, a child of site.scope; throws ScheduleError "<primitive>:
 // <role><why>", `role` being e.g. "the producer ".
-void CheckComplete(const std::string& primitive, const Site& site,
-                   const BlockRealizeNode* realize, const std::string& role = "");
+void CheckComplete(const std::string& primitive, const Site& site, const BlockRealizeNode* realize,
+                   const std::string& role = "");
 
 // TVM's require_stage_pipeline on the site's scope (analysis.h).
 void CheckStagePipeline(const std::string& primitive, const Site& site);

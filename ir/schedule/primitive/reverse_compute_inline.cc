@@ -107,8 +107,11 @@ Stmt ReverseComputeInlineImpl(const PrimFunc& func, const StmtPath& path) {
     }
   }
   if (produced.size() != 1) {
-    throw ScheduleError(kPrim, "block " + name + " must read exactly one buffer that another block of its scope writes, but it reads " +
-                                   (produced.empty() ? std::string("none") : Names(produced)));
+    throw ScheduleError(
+        kPrim,
+        "block " + name +
+            " must read exactly one buffer that another block of its scope writes, but it reads " +
+            (produced.empty() ? std::string("none") : Names(produced)));
   }
   const BufferNode* buffer = produced[0];
   inline_util::CheckStagePipeline(kPrim, site);
@@ -127,8 +130,8 @@ Stmt ReverseComputeInlineImpl(const PrimFunc& func, const StmtPath& path) {
   }
   const BlockRealizeNode* prod_realize = producers[0];
   const BlockNode* producer = prod_realize->block.get();
-  int prod_pos = static_cast<int>(std::find(site.siblings.begin(), site.siblings.end(),
-                                            prod_realize) - site.siblings.begin());
+  int prod_pos = static_cast<int>(
+      std::find(site.siblings.begin(), site.siblings.end(), prod_realize) - site.siblings.begin());
   if (prod_pos > site.position) {
     throw ScheduleError(kPrim, "the producer block " + producer->name + " of buffer " +
                                    buffer->name + " comes after its consumer " + name);
@@ -167,9 +170,37 @@ Stmt ReverseComputeInlineImpl(const PrimFunc& func, const StmtPath& path) {
       "[v_0, v_1, ...], ...), every load of " + buffer->name + " at the same distinct variables)";
   const auto* store = consumer->body.as<BufferStoreNode>();
   if (!IsConstInt(site.realize->predicate, 1)) {
-    throw ScheduleError(kPrim, "block " + name + " has a predicate; a predicated block cannot be inlined");
+    throw ScheduleError(kPrim,
+                        "block " + name + " has a predicate; a predicated block cannot be inlined");
   }
   if (store == nullptr || store->buffer.get() == buffer) throw ScheduleError(kPrim, pattern);
+  // The fused block writes in the producer's order; that keeps the result
+  // only if the consumer writes every element once.
+  {
+    std::vector<bool> indexes(consumer->iter_vars.size(), false);
+    bool injective = true;
+    for (const Expr& idx : store->indices) {
+      int64_t c;
+      if (AsConstInt(idx, &c)) continue;
+      const auto* v = idx.as<VarNode>();
+      size_t k = 0;
+      while (k < consumer->iter_vars.size() && consumer->iter_vars[k].var.get() != v) ++k;
+      if (v == nullptr || k == consumer->iter_vars.size() || indexes[k]) {
+        injective = false;
+        break;
+      }
+      indexes[k] = true;
+    }
+    for (size_t k = 0; injective && k < consumer->iter_vars.size(); ++k) {
+      injective = indexes[k] || IsConstInt(consumer->iter_vars[k].dom.extent, 1);
+    }
+    if (!injective) {
+      throw ScheduleError(kPrim, "block " + name + " does not store to " + store->buffer.name() +
+                                     " at distinct iteration variables, one per non-unit "
+                                     "iteration variable: fused into its producer, its writes "
+                                     "to one element could happen in another order");
+    }
+  }
   struct LoadFinder : IRVisitor {
     const BufferNode* buffer;
     std::vector<const BufferLoadNode*> loads;
@@ -185,7 +216,8 @@ Stmt ReverseComputeInlineImpl(const PrimFunc& func, const StmtPath& path) {
   for (const BufferLoadNode* l : finder.loads) {
     for (size_t d = 0; d < load_idx.size(); ++d) {
       if (!StructuralEqual(l->indices[d], load_idx[d])) {
-        throw ScheduleError(kPrim, pattern + "; it loads " + buffer->name + " at different indices");
+        throw ScheduleError(kPrim,
+                            pattern + "; it loads " + buffer->name + " at different indices");
       }
     }
   }
@@ -303,7 +335,9 @@ namespace kinds {
 
 const InstructionKind& ReverseComputeInline() {
   static const InstructionKind k{
-      "ReverseComputeInline", /*is_pure=*/false, /*has_decision=*/false,
+      "ReverseComputeInline",
+      /*is_pure=*/false,
+      /*has_decision=*/false,
       [](Schedule& sch, const std::vector<InstArg>& in, const nlohmann::json& attrs,
          const nlohmann::json*) -> std::vector<RVRef> {
         inst::ExpectInputs("ReverseComputeInline", in, 1);
@@ -311,10 +345,8 @@ const InstructionKind& ReverseComputeInline() {
         sch.ReverseComputeInline(inst::Block("ReverseComputeInline", in, 0));
         return {};
       },
-      [](const std::vector<std::string>& in, const std::vector<std::string>&,
-         const nlohmann::json&, const nlohmann::json*) {
-        return "sch.reverse_compute_inline(block=" + in[0] + ")";
-      },
+      [](const std::vector<std::string>& in, const std::vector<std::string>&, const nlohmann::json&,
+         const nlohmann::json*) { return "sch.reverse_compute_inline(block=" + in[0] + ")"; },
       nullptr};
   return k;
 }
