@@ -148,6 +148,75 @@ def main(A: T.Buffer((4, 8), "float32"), C: T.Buffer((8, 4), "float32")):
   return ::testing::AssertionSuccess();
 }
 
+// Consumers below the scope's children: a loop inside block C and a block D
+// nested in block outer. Their regions are recomputed, loops relaxed.
+constexpr char kNestedConsumers[] = R"(# from tvm.script import tir as T
+
+@T.prim_func
+def main(A: T.Buffer((4, 4), "float32"), C: T.Buffer((4, 4), "float32"), D: T.Buffer((4, 4), "float32")):
+    # with T.block("root"):
+    B = T.alloc_buffer((4, 4))
+    for i, j in T.grid(4, 4):
+        with T.block("B"):
+            v_i, v_j = T.axis.remap("SS", [i, j])
+            T.reads(A[v_i, v_j])
+            T.writes(B[v_i, v_j])
+            B[v_i, v_j] = A[v_i, v_j] + T.float32(1.0)
+    for i in range(4):
+        with T.block("C"):
+            v_i = T.axis.spatial(4, i)
+            T.reads(B[v_i, 0:4])
+            T.writes(C[v_i, 0:4])
+            for k in range(4):
+                C[v_i, k] = B[v_i, k] * T.float32(2.0)
+    for i in range(4):
+        with T.block("outer"):
+            v_o = T.axis.spatial(4, i)
+            T.reads(B[v_o, 0:4])
+            T.writes(D[v_o, 0:4])
+            for k in range(4):
+                with T.block("D"):
+                    v_a = T.axis.spatial(4, v_o)
+                    v_k = T.axis.spatial(4, k)
+                    T.reads(B[v_a, v_k])
+                    T.writes(D[v_a, v_k])
+                    D[v_a, v_k] = B[v_a, v_k]
+)";
+
+TEST(ComputeInline, ConsumersWithInnerLoopsAndNestedBlocks) {
+  PrimFunc f = ParseFunc(kNestedConsumers);
+  Schedule sch(f);
+  sch.ComputeInline(sch.GetBlock("B"));
+  EXPECT_EQ(ToText(sch.func()), R"(# from tvm.script import tir as T
+
+@T.prim_func
+def main(A: T.Buffer((4, 4), "float32"), C: T.Buffer((4, 4), "float32"), D: T.Buffer((4, 4), "float32")):
+    # with T.block("root"):
+    for i in range(4):
+        with T.block("C"):
+            v_i = T.axis.remap("S", [i])
+            T.reads(A[v_i, 0:4])
+            T.writes(C[v_i, 0:4])
+            for k in range(4):
+                C[v_i, k] = (A[v_i, k] + T.float32(1.0)) * T.float32(2.0)
+    for i in range(4):
+        with T.block("outer"):
+            v_o = T.axis.remap("S", [i])
+            T.reads(A[v_o, 0:4])
+            T.writes(D[v_o, 0:4])
+            for k in range(4):
+                with T.block("D"):
+                    v_a = T.axis.spatial(4, v_o)
+                    v_k = T.axis.spatial(4, k)
+                    T.reads(A[v_a, v_k])
+                    T.writes(D[v_a, v_k])
+                    D[v_a, v_k] = A[v_a, v_k] + T.float32(1.0)
+)");
+  EXPECT_TRUE(SameResult(f, sch.func()));
+  EXPECT_TRUE(WellFormed(sch.func()));
+  EXPECT_TRUE(ReplaysExactly(f, sch));
+}
+
 // Inlines, one after another, every block compute_inline accepts, and checks
 // the program still computes the same; returns the names inlined.
 std::vector<std::string> InlineAll(const PrimFunc& f, Schedule* sch) {
