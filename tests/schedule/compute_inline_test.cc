@@ -47,6 +47,9 @@ def main(inputs: T.Buffer((1, 6, 6, 2), "float32"), weight: T.Buffer((3, 3, 2, 2
   b0 = sch.get_block(name="PadInput", func_name="main")
   sch.compute_inline(block=b0)
 )");
+  // TVM's layout: inputs [block], no attrs, no outputs.
+  EXPECT_EQ(sch.trace().AsJSONString(),
+            R"([[["GetBlock",[],["PadInput","main"],["b0"]],["ComputeInline",["b0"],[],[]]],[]])");
 }
 
 TEST(ComputeInline, SoftmaxExpIntoBothConsumers) {

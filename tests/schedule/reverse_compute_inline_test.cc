@@ -64,6 +64,8 @@ def main(A: T.Buffer((4, 4), "float32"), bias: T.Buffer((4,), "float32"), C: T.B
   b0 = sch.get_block(name="C", func_name="main")
   sch.reverse_compute_inline(block=b0)
 )");
+  EXPECT_EQ(sch.trace().AsJSONString(),
+            R"([[["GetBlock",[],["C","main"],["b0"]],["ReverseComputeInline",["b0"],[],[]]],[]])");
 }
 
 // The consumer reads B transposed, and the producer computes more rows of B

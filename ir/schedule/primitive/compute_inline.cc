@@ -45,8 +45,8 @@ class ComputeInliner : public inline_util::ScopeRewriter {
   VarMap fixed_;                          // unit iter vars absent from the indices
 };
 
-Stmt ComputeInlineImpl(const PrimFunc& func, const StmtPath& path) {
-  (void)func;
+// Checks everything, then (unless check_only) returns the new function body.
+Stmt ComputeInlineImpl(const StmtPath& path, bool check_only) {
   Site site = inline_util::LocateSite(kPrim, path);
   const BlockNode* block = site.block;
   const std::string& name = block->name;
@@ -123,6 +123,7 @@ Stmt ComputeInlineImpl(const PrimFunc& func, const StmtPath& path) {
   }
 
   Stmt removed = inline_util::RemovalRoot(kPrim, site);
+  if (check_only) return Stmt();
   ComputeInliner inliner(buffer, site.scope, removed, store->value, std::move(dim_vars),
                          std::move(fixed));
   return inliner.Run(site);
@@ -130,9 +131,9 @@ Stmt ComputeInlineImpl(const PrimFunc& func, const StmtPath& path) {
 
 }  // namespace
 
-bool CanComputeInline(const PrimFunc& func, const StmtPath& block_path, std::string* why) {
+bool CanComputeInline(const PrimFunc& /*func*/, const StmtPath& block_path, std::string* why) {
   try {
-    ComputeInlineImpl(func, block_path);
+    ComputeInlineImpl(block_path, /*check_only=*/true);
   } catch (const ScheduleError& e) {
     if (why != nullptr) *why = e.what();
     return false;
@@ -152,7 +153,7 @@ bool CanComputeInline(const Schedule& sch, BlockRV block, std::string* why) {
 }
 
 void Schedule::ComputeInline(BlockRV block) {
-  SetBody(ComputeInlineImpl(func_, PathOf(block)));
+  SetBody(ComputeInlineImpl(PathOf(block), /*check_only=*/false));
   Record("ComputeInline", {InstArg::Of(block.ref())}, nlohmann::json::array(), {});
 }
 

@@ -12,7 +12,8 @@
 namespace kiln::ir {
 
 // True if compute_inline would accept the block at block_path.back() (a
-// BlockRealize) in `func`. On false, *why (if given) receives the message
+// BlockRealize) in `func`; block_path must be a path in func's body (e.g.
+// from FindBlockPath), which is all that is read. On false, *why (if given) receives the message
 // the primitive would raise.
 bool CanComputeInline(const PrimFunc& func, const StmtPath& block_path, std::string* why = nullptr);
 bool CanComputeInline(const Schedule& sch, BlockRV block, std::string* why = nullptr);

@@ -84,8 +84,8 @@ std::string Names(const std::vector<const BufferNode*>& bs) {
   return s;
 }
 
-Stmt ReverseComputeInlineImpl(const PrimFunc& func, const StmtPath& path) {
-  (void)func;
+// Checks everything, then (unless check_only) returns the new function body.
+Stmt ReverseComputeInlineImpl(const StmtPath& path, bool check_only) {
   Site site = inline_util::LocateSite(kPrim, path);
   const BlockNode* consumer = site.block;
   const std::string& name = consumer->name;
@@ -294,6 +294,7 @@ Stmt ReverseComputeInlineImpl(const PrimFunc& func, const StmtPath& path) {
   ConsumerRewriter rewrite(&sub, buffer, prod_store->value);
   Stmt new_store = rewrite.VisitStmt(consumer->body);
   Stmt removed = inline_util::RemovalRoot(kPrim, site);
+  if (check_only) return Stmt();
   Buffer buffer_handle;
   for (const Buffer& b : site.scope->alloc_buffers) {
     if (b.get() == buffer) buffer_handle = b;
@@ -305,9 +306,10 @@ Stmt ReverseComputeInlineImpl(const PrimFunc& func, const StmtPath& path) {
 
 }  // namespace
 
-bool CanReverseComputeInline(const PrimFunc& func, const StmtPath& block_path, std::string* why) {
+bool CanReverseComputeInline(const PrimFunc& /*func*/, const StmtPath& block_path,
+                             std::string* why) {
   try {
-    ReverseComputeInlineImpl(func, block_path);
+    ReverseComputeInlineImpl(block_path, /*check_only=*/true);
   } catch (const ScheduleError& e) {
     if (why != nullptr) *why = e.what();
     return false;
@@ -327,7 +329,7 @@ bool CanReverseComputeInline(const Schedule& sch, BlockRV block, std::string* wh
 }
 
 void Schedule::ReverseComputeInline(BlockRV block) {
-  SetBody(ReverseComputeInlineImpl(func_, PathOf(block)));
+  SetBody(ReverseComputeInlineImpl(PathOf(block), /*check_only=*/false));
   Record("ReverseComputeInline", {InstArg::Of(block.ref())}, nlohmann::json::array(), {});
 }
 
