@@ -95,6 +95,8 @@ Stmt ReverseComputeInlineImpl(const StmtPath& path, bool check_only) {
                                    "block computing each element once can be inlined");
   }
 
+  inline_util::CheckStagePipeline(kPrim, site);
+
   // The consumer reads exactly one buffer that a block of its scope writes.
   std::vector<const BufferNode*> produced;
   for (const BufferRegion& r : consumer->reads) {
@@ -114,7 +116,6 @@ Stmt ReverseComputeInlineImpl(const StmtPath& path, bool check_only) {
             (produced.empty() ? std::string("none") : Names(produced)));
   }
   const BufferNode* buffer = produced[0];
-  inline_util::CheckStagePipeline(kPrim, site);
   inline_util::CheckComplete(kPrim, site, site.realize);
 
   // Its single producer: a complete leaf block before it, writing a buffer of
