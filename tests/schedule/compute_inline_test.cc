@@ -289,6 +289,45 @@ TEST(ComputeInline, MoreSuiteWorkloadsStayEquivalent) {
   }
 }
 
+TEST(ComputeInline, BlockWithoutConsumersIsRemoved) {
+  // As in TVM, a dead intermediate is inlined into nothing.
+  PrimFunc f = ParseFunc(R"(# from tvm.script import tir as T
+
+@T.prim_func
+def main(A: T.Buffer((4,), "float32"), C: T.Buffer((4,), "float32")):
+    # with T.block("root"):
+    B = T.alloc_buffer((4,))
+    for i in range(4):
+        with T.block("B"):
+            v_i = T.axis.remap("S", [i])
+            T.reads(A[v_i])
+            T.writes(B[v_i])
+            B[v_i] = A[v_i]
+    for i in range(4):
+        with T.block("C"):
+            v_i = T.axis.remap("S", [i])
+            T.reads(A[v_i])
+            T.writes(C[v_i])
+            C[v_i] = A[v_i] + T.float32(1.0)
+)");
+  Schedule sch(f);
+  sch.ComputeInline(sch.GetBlock("B"));
+  EXPECT_EQ(ToText(sch.func()), R"(# from tvm.script import tir as T
+
+@T.prim_func
+def main(A: T.Buffer((4,), "float32"), C: T.Buffer((4,), "float32")):
+    # with T.block("root"):
+    for i in range(4):
+        with T.block("C"):
+            v_i = T.axis.remap("S", [i])
+            T.reads(A[v_i])
+            T.writes(C[v_i])
+            C[v_i] = A[v_i] + T.float32(1.0)
+)");
+  EXPECT_TRUE(SameResult(f, sch.func()));
+  EXPECT_TRUE(ReplaysExactly(f, sch));
+}
+
 TEST(ComputeInline, RefusesOutputBlock) {
   Schedule sch(SoftmaxMN(4, 4));
   KILN_EXPECT_SCHEDULE_ERROR(
