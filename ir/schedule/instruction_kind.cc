@@ -25,6 +25,7 @@ const std::vector<const InstructionKind*>& AllInstructionKinds() {
       &kinds::SetScope(),
       &kinds::StorageAlign(),
       &kinds::CacheRead(),         &kinds::CacheWrite(),
+      &kinds::ComputeInline(),     &kinds::ReverseComputeInline(),
   };
   return kinds;
 }

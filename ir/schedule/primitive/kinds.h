@@ -36,6 +36,9 @@ const InstructionKind& StorageAlign();
 // cache_read.cc, cache_write.cc
 const InstructionKind& CacheRead();
 const InstructionKind& CacheWrite();
+// compute_inline.cc, reverse_compute_inline.cc
+const InstructionKind& ComputeInline();
+const InstructionKind& ReverseComputeInline();
 // enter_postproc.cc
 const InstructionKind& EnterPostproc();
 
