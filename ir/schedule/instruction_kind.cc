@@ -12,6 +12,9 @@ const std::vector<const InstructionKind*>& AllInstructionKinds() {
       &kinds::GetBlock(),          &kinds::GetLoops(),          &kinds::GetChildBlocks(),
       &kinds::GetProducers(),      &kinds::GetConsumers(),      &kinds::SampleCategorical(),
       &kinds::SamplePerfectTile(), &kinds::EnterPostproc(),
+      &kinds::ComputeAt(),
+      &kinds::ReverseComputeAt(),
+      &kinds::SampleComputeLocation(),
   };
   return kinds;
 }

@@ -16,6 +16,11 @@ const InstructionKind& GetLoops();
 const InstructionKind& GetChildBlocks();
 const InstructionKind& GetProducers();
 const InstructionKind& GetConsumers();
+// compute_at.cc
+const InstructionKind& ComputeAt();
+const InstructionKind& ReverseComputeAt();
+// sample_compute_location.cc
+const InstructionKind& SampleComputeLocation();
 // enter_postproc.cc
 const InstructionKind& EnterPostproc();
 
