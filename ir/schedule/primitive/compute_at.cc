@@ -521,7 +521,7 @@ Stmt Mover::MakeNewNest(const std::vector<VarDomain>& doms) {
   std::vector<Var> loop_vars;
   std::vector<Expr> extents;
   std::vector<Expr> values;
-  Expr predicate = BoolImm(true);
+  Expr predicate;
   for (size_t i = 0; i < doms.size(); ++i) {
     const IterVar& iv = block_->iter_vars[i];
     const IntervalSet& dom = *doms[i].dom;
@@ -546,12 +546,15 @@ Stmt Mover::MakeNewNest(const std::vector<VarDomain>& doms) {
     if (doms[i].bound) {
       const IntervalSet& b = *doms[i].bound;
       Expr lower = value >= b.min;
-      if (!an_.CanProve(lower)) predicate = predicate && lower;
+      if (!an_.CanProve(lower)) predicate = predicate.defined() ? predicate && lower : lower;
       Expr upper = value < an_.Simplify(b.max + 1);
-      if (!an_.CanProve(upper)) predicate = predicate && upper;
+      if (!an_.CanProve(upper)) predicate = predicate.defined() ? predicate && upper : upper;
     }
   }
-  Stmt nest = BlockRealize(std::move(values), an_.Simplify(predicate), realize_->block);
+  // Each conjunct is already simple; leaving them as built keeps TVM's
+  // "binding < bound" spelling.
+  if (!predicate.defined()) predicate = BoolImm(true);
+  Stmt nest = BlockRealize(std::move(values), predicate, realize_->block);
   for (size_t i = loop_vars.size(); i-- > 0;) {
     nest = For(loop_vars[i], IntImm(0, loop_vars[i]->dtype), extents[i], ForKind::kSerial, nest);
   }
