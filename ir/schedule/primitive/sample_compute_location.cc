@@ -22,12 +22,29 @@ namespace kiln::ir {
 
 namespace {
 
+// The blocks under `s` not nested in another block (s itself if it is one).
+void BlocksUnder(const Stmt& s, std::vector<const BlockRealizeNode*>* out) {
+  if (!s.defined()) return;
+  if (const auto* r = s.as<BlockRealizeNode>()) {
+    out->push_back(r);
+  } else if (const auto* l = s.as<ForNode>()) {
+    BlocksUnder(l->body, out);
+  } else if (const auto* seq = s.as<SeqStmtNode>()) {
+    for (const auto& c : seq->seq) BlocksUnder(c, out);
+  } else if (const auto* ite = s.as<IfThenElseNode>()) {
+    BlocksUnder(ite->then_case, out);
+    BlocksUnder(ite->else_case, out);
+  }
+}
+
 // TVM's GetLoopIterType: how the blocks directly under `loop` use its variable.
 IterType LoopIterType(const ForNode* loop) {
   int n_spatial = 0, n_reduce = 0, n_other = 0;
   const VarNode* var = loop->loop_var.get();
   auto is_var = [var](const VarNode* v) { return v == var; };
-  for (const BlockRealizeNode* r : ChildBlockRealizes(loop->body)) {
+  std::vector<const BlockRealizeNode*> blocks;
+  BlocksUnder(loop->body, &blocks);
+  for (const BlockRealizeNode* r : blocks) {
     const BlockNode* b = r->block.get();
     for (size_t i = 0; i < b->iter_vars.size() && i < r->iter_values.size(); ++i) {
       if (!UsesVar(r->iter_values[i], is_var)) continue;
