@@ -15,6 +15,7 @@ const std::vector<const InstructionKind*>& AllInstructionKinds() {
       &kinds::ComputeAt(),
       &kinds::ReverseComputeAt(),
       &kinds::SampleComputeLocation(),
+      &kinds::ComputeInline(),     &kinds::ReverseComputeInline(),
   };
   return kinds;
 }

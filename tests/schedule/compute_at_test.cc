@@ -292,11 +292,35 @@ TEST(ComputeAt, RefusesWhenAConsumerIsOutsideTheLoop) {
       "'T_softmax_expsum'");
 }
 
-TEST(ComputeAt, RefusesTheInlineMarkWithoutComputeInline) {
+TEST(ComputeAt, InlineMarkInlinesAndRecordsComputeAt) {
+  PrimFunc f = SoftmaxMN(4, 8);
+  Schedule sch(f);
+  sch.ComputeAt(sch.GetBlock("T_softmax_exp"), sch.NewLocationMarkRV(/*inline_mark=*/true));
+  EXPECT_FALSE(sch.HasBlock("T_softmax_exp"));
+  EXPECT_EQ(sch.trace().insts().back().kind, "ComputeAt");
+  EXPECT_TRUE(testing::SameResult(f, sch.func()));
+  EXPECT_TRUE(testing::WellFormed(sch.func()));
+}
+
+TEST(ComputeAt, RefusesTheInlineMarkWhereInliningIsIllegal) {
   PrimFunc f = MatmulRelu(8, 8, 8);
   Schedule sch(f);
-  KILN_EXPECT_SCHEDULE_ERROR(sch.ComputeAt(sch.GetBlock("C"), sch.NewLocationMarkRV(true)),
-                             "the inline location mark asks for compute_inline");
+  // C is a reduction: compute_inline refuses it, and so does compute_at at
+  // the inline mark.
+  EXPECT_THROW(sch.ComputeAt(sch.GetBlock("C"), sch.NewLocationMarkRV(true)), ScheduleError);
+}
+
+TEST(ComputeAt, UnderASplitLoop) {
+  // The realistic use: tile the consumer, then compute the producer per tile.
+  PrimFunc f = Conv2dNHWC(1, 8, 8, 2, 2, 3, 1, 1);
+  for (int64_t outer : {2, 3}) {
+    Schedule sch(f);
+    LoopRV h = LoopOf(sch, "conv2d_nhwc", "h");
+    std::vector<LoopRV> parts = sch.Split(h, {Factor{outer}, Factor{}});
+    sch.ComputeAt(sch.GetBlock("PadInput"), parts[0]);
+    EXPECT_TRUE(testing::SameResult(f, sch.func())) << outer;
+    EXPECT_TRUE(testing::WellFormed(sch.func())) << outer;
+  }
 }
 
 TEST(ComputeAt, RefusesABlockThatIsNotTheOnlyWriter) {

@@ -647,9 +647,13 @@ void Schedule::ComputeAt(BlockRV block, LoopRV loop, bool preserve_unit_loops, i
     return;
   }
   if (IsInlineMark(loop)) {
-    throw ScheduleError("compute_at",
-                        "the inline location mark asks for compute_inline, which this build "
-                        "does not include; compute block '" + NameOf(block) + "' at a loop instead");
+    // Recorded as compute_at at the mark (as TVM does), so a replay that
+    // samples another location follows it.
+    ComputeInline(block);
+    trace_.Pop();
+    Record("ComputeAt", {InstArg::Of(block.ref()), InstArg::Of(loop.ref())},
+           nlohmann::json::array({preserve_unit_loops ? 1 : 0, index}), {});
+    return;
   }
   ComputeAtImpl(*this, block, loop, preserve_unit_loops, index, /*reverse=*/false);
 }
@@ -662,10 +666,11 @@ void Schedule::ReverseComputeAt(BlockRV block, LoopRV loop, bool preserve_unit_l
     return;
   }
   if (IsInlineMark(loop)) {
-    throw ScheduleError("reverse_compute_at",
-                        "the inline location mark asks for reverse_compute_inline, which this "
-                        "build does not include; compute block '" + NameOf(block) +
-                            "' at a loop instead");
+    ReverseComputeInline(block);
+    trace_.Pop();
+    Record("ReverseComputeAt", {InstArg::Of(block.ref()), InstArg::Of(loop.ref())},
+           nlohmann::json::array({preserve_unit_loops ? 1 : 0, index}), {});
+    return;
   }
   ComputeAtImpl(*this, block, loop, preserve_unit_loops, index, /*reverse=*/true);
 }

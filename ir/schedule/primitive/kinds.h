@@ -21,6 +21,9 @@ const InstructionKind& ComputeAt();
 const InstructionKind& ReverseComputeAt();
 // sample_compute_location.cc
 const InstructionKind& SampleComputeLocation();
+// compute_inline.cc, reverse_compute_inline.cc
+const InstructionKind& ComputeInline();
+const InstructionKind& ReverseComputeInline();
 // enter_postproc.cc
 const InstructionKind& EnterPostproc();
 

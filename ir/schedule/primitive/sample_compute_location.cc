@@ -6,14 +6,15 @@
 //          loops, stopping at the first spatial loop after a reduction loop
 //          and before trailing non-spatial loops, and keeping only those
 //          where compute_at (preserving unit loops) succeeds.
-// TVM also offers -2 (inline) when compute_inline applies; this build has no
-// compute_inline, so that candidate is never offered, and a replayed -2 snaps
-// to root like any other decision that is no longer a candidate.
+//   -2     the inline mark, first, when compute_inline would succeed.
+// A replayed decision that is no longer a candidate snaps to the nearest
+// smaller candidate, or to root.
 #include <algorithm>
 
 #include "ir/op.h"
 #include "ir/schedule/inst_args.h"
 #include "ir/schedule/primitive/compute_at.h"
+#include "ir/schedule/primitive/compute_inline.h"
 #include "ir/schedule/primitive/kinds.h"
 #include "ir/schedule/schedule.h"
 #include "ir/substitute.h"
@@ -60,12 +61,14 @@ IterType LoopIterType(const ForNode* loop) {
 }
 
 struct Candidate {
-  int64_t index;           // -1 root, k >= 0 a loop of the first consumer
-  const ForNode* loop;     // null for the root mark
+  int64_t index;           // -2 inline, -1 root, k >= 0 a loop of the first consumer
+  const ForNode* loop;     // null for the marks
 };
 
 std::vector<Candidate> CollectComputeLocation(const PrimFunc& f, const StmtPath& path) {
-  std::vector<Candidate> out{{-1, nullptr}};
+  std::vector<Candidate> out;
+  if (CanComputeInline(f, path)) out.push_back({-2, nullptr});
+  out.push_back({-1, nullptr});
   const int scope = ScopeIndex(path);
   if (scope < 0) return out;
   const BlockNode* self = path.back().as<BlockRealizeNode>()->block.get();
@@ -147,13 +150,13 @@ LoopRV Schedule::SampleComputeLocation(BlockRV block, std::optional<int64_t> dec
     } else if (it != candidates.begin()) {
       chosen = static_cast<size_t>(it - candidates.begin()) - 1;
     } else {
-      chosen = 0;  // root
+      chosen = candidates.front().index == -2 ? 1 : 0;  // root
     }
   } else {
     chosen = static_cast<size_t>(rng_.SampleInt(0, static_cast<int64_t>(candidates.size())));
   }
   const Candidate& c = candidates[chosen];
-  LoopRV out = c.loop ? NewLoopRV(c.loop->loop_var) : NewLocationMarkRV(/*inline_mark=*/false);
+  LoopRV out = c.loop ? NewLoopRV(c.loop->loop_var) : NewLocationMarkRV(c.index == -2);
   Record("SampleComputeLocation", {InstArg::Of(block.ref())}, nlohmann::json::array(),
          {out.ref()}, nlohmann::json(c.index));
   return out;
