@@ -116,7 +116,9 @@ TEST(SampleComputeLocation, ComputeAtTheSampledLocation) {
       EXPECT_TRUE(testing::SameResult(f, sch.func())) << seed;
       // (The verifier does not yet follow the padding guard compute_inline
       // leaves in the conv; inlined results are checked by running them.)
-      if (!sch.IsInlineMark(l)) EXPECT_TRUE(testing::WellFormed(sch.func())) << seed;
+      if (!sch.IsInlineMark(l)) {
+        EXPECT_TRUE(testing::WellFormed(sch.func())) << seed;
+      }
       EXPECT_TRUE(testing::ReplaysExactly(f, sch)) << seed;
     }
   }
