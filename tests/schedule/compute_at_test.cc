@@ -233,8 +233,8 @@ def main(A: T.Buffer((4,), "float32"), C: T.Buffer((4,), "float32"), D: T.Buffer
 
 TEST(ComputeAt, IndexChoosesThePosition) {
   PrimFunc f = ParseFunc(kTwoSlots);
-  for (auto [index, first] : std::vector<std::pair<int, std::string>>{
-           {-1, "X"}, {-2, "B"}, {0, "B"}, {1, "X"}}) {
+  for (auto [index, first] :
+       std::vector<std::pair<int, std::string>>{{-1, "X"}, {-2, "B"}, {0, "B"}, {1, "X"}}) {
     Schedule sch(f);
     sch.ComputeAt(sch.GetBlock("B"), LoopOf(sch, "C", "i"), false, index);
     auto children = sch.GetChildBlocks(LoopOf(sch, "C", "i"));
@@ -271,16 +271,17 @@ TEST(ComputeAt, PythonForm) {
 TEST(ComputeAt, RefusesAnOutputBlock) {
   PrimFunc f = MatmulRelu(8, 8, 8);
   Schedule sch(f);
-  KILN_EXPECT_SCHEDULE_ERROR(sch.ComputeAt(sch.GetBlock("compute"), LoopOf(sch, "C", "i")),
-                             "block 'compute' is an output block: it writes buffer 'compute'");
+  KILN_EXPECT_SCHEDULE_ERROR(
+      sch.ComputeAt(sch.GetBlock("compute"), LoopOf(sch, "C", "i")),
+      "block 'compute' is an output block: it writes a buffer its scope 'root' "
+      "does not allocate");
 }
 
 TEST(ComputeAt, RefusesALoopAboveTheBlock) {
   PrimFunc f = Conv2dNHWC(1, 6, 6, 2, 2, 3, 1, 1);
   Schedule sch(f);
-  KILN_EXPECT_SCHEDULE_ERROR(
-      sch.ComputeAt(sch.GetBlock("PadInput"), LoopOf(sch, "PadInput", "i1")),
-      "loop i1 is an ancestor of block 'PadInput'");
+  KILN_EXPECT_SCHEDULE_ERROR(sch.ComputeAt(sch.GetBlock("PadInput"), LoopOf(sch, "PadInput", "i1")),
+                             "loop i1 is an ancestor of block 'PadInput'");
 }
 
 TEST(ComputeAt, RefusesWhenAConsumerIsOutsideTheLoop) {
@@ -352,9 +353,9 @@ def main(A: T.Buffer((4,), "float32"), C: T.Buffer((4,), "float32")):
 )");
   Schedule sch(f);
   KILN_EXPECT_SCHEDULE_ERROR(sch.ComputeAt(sch.GetBlock("B"), LoopOf(sch, "C", "i")),
-                             "block 'B' is neither a complete block nor a reduction block: it is "
-                             "not the only block writing buffer 'B' in its scope ('X' writes it "
-                             "too)");
+                             "block 'B' must be a complete or a reduction block, but block B is "
+                             "not complete: block B is not the only writer of buffer B in its "
+                             "scope (block X writes it too)");
 }
 
 TEST(ComputeAt, RefusesAWriteAfterReadReorder) {

@@ -24,6 +24,7 @@
 #include "ir/arith/int_set.h"
 #include "ir/op.h"
 #include "ir/printer.h"
+#include "ir/schedule/analysis.h"
 #include "ir/schedule/inst_args.h"
 #include "ir/schedule/primitive/kinds.h"
 #include "ir/schedule/schedule.h"
@@ -54,9 +55,9 @@ std::vector<Stmt> Children(const Stmt& body) {
 
 // Calls `visit` for every block under `s` not nested in another block, with
 // the loops between `s` and it (outer to inner).
-void ForEachBlock(const Stmt& s, std::vector<const ForNode*>* loops,
-                  const std::function<void(const BlockRealizeNode*,
-                                           const std::vector<const ForNode*>&)>& visit) {
+void ForEachBlock(
+    const Stmt& s, std::vector<const ForNode*>* loops,
+    const std::function<void(const BlockRealizeNode*, const std::vector<const ForNode*>&)>& visit) {
   if (!s.defined()) return;
   switch (s.kind()) {
     case StmtKind::kBlockRealize:
@@ -90,53 +91,6 @@ std::string NameList(const std::vector<const BlockNode*>& blocks) {
   std::string out;
   for (const BlockNode* b : blocks) out += (out.empty() ? "'" : ", '") + b->name + "'";
   return out;
-}
-
-// Why `block` is neither a complete nor a reduction block among `siblings`
-// (the child blocks of its scope), or "" when it is one of them.
-std::string NotCompleteOrReduction(const BlockNode* block,
-                                   const std::vector<const BlockRealizeNode*>& siblings) {
-  const BufferSet written = BuffersOf(block->writes);
-  for (const BlockRealizeNode* s : siblings) {
-    const BlockNode* other = s->block.get();
-    if (other == block) continue;
-    for (const auto& w : other->writes) {
-      if (written.count(w.buffer.get())) {
-        return "it is not the only block writing buffer '" + w.buffer->name + "' in its scope ('" +
-               other->name + "' writes it too)";
-      }
-    }
-  }
-  bool all_spatial = std::all_of(block->iter_vars.begin(), block->iter_vars.end(),
-                                 [](const IterVar& iv) { return iv.iter_type == IterType::kDataPar; });
-  if (all_spatial) {
-    for (const auto& r : block->reads) {
-      if (written.count(r.buffer.get())) {
-        return "it is spatial but reads buffer '" + r.buffer->name + "', which it also writes";
-      }
-    }
-    return "";
-  }
-  for (const IterVar& iv : block->iter_vars) {
-    if (iv.iter_type != IterType::kDataPar && iv.iter_type != IterType::kCommReduce) {
-      return "iteration variable " + iv.var.name() + " is neither spatial nor a reduction";
-    }
-  }
-  if (!block->init) return "it has reduction iteration variables but no init statement";
-  std::unordered_set<const VarNode*> reduce_vars;
-  for (const IterVar& iv : block->iter_vars) {
-    if (iv.iter_type == IterType::kCommReduce) reduce_vars.insert(iv.var.get());
-  }
-  auto is_reduce = [&](const VarNode* v) { return reduce_vars.count(v) > 0; };
-  for (const auto& w : block->writes) {
-    for (const Range& r : w.region) {
-      if (UsesVar(r.min, is_reduce) || UsesVar(r.extent, is_reduce)) {
-        return "its write region of buffer '" + w.buffer->name +
-               "' depends on a reduction iteration variable";
-      }
-    }
-  }
-  return "";
 }
 
 // One block var's range so far: `dom` the values the required regions ask
@@ -213,7 +167,8 @@ void Mover::CheckPlacement() {
   const Stmt& scope = block_path_[scope_index_];
   if (ScopeIndex(loop_path_) != scope_index_ || !loop_path_[scope_index_].same_as(scope)) {
     Fail("expected " + Where() + " to be under the same block scope ('" +
-         scope.as<BlockRealizeNode>()->block->name + "'), with no other block between the loop and "
+         scope.as<BlockRealizeNode>()->block->name +
+         "'), with no other block between the loop and "
          "that scope");
   }
   for (size_t i = scope_index_ + 1; i < block_path_.size(); ++i) {
@@ -249,26 +204,21 @@ void Mover::CollectNeighbours() {
     if (!after && TouchesAny(other->writes, reads)) producers_.push_back(other);
     if (after && TouchesAny(other->reads, writes)) consumers_.push_back(other);
   }
-  std::string why = NotCompleteOrReduction(block_, siblings_);
-  if (!why.empty()) {
-    Fail("block '" + block_name_ + "' is neither a complete block nor a reduction block: " + why);
+  std::string why_complete, why_reduction;
+  if (!IsCompleteBlock(block_path_, &why_complete) &&
+      !IsReductionBlock(block_path_, &why_reduction)) {
+    Fail("block '" + block_name_ + "' must be a complete or a reduction block, but " +
+         why_complete + ", and " + why_reduction);
   }
-  if (!reverse_) {
-    const BlockNode* scope = block_path_[scope_index_].as<BlockRealizeNode>()->block.get();
-    BufferSet allocated;
-    for (const Buffer& b : scope->alloc_buffers) allocated.insert(b.get());
-    for (const auto& w : block_->writes) {
-      if (!allocated.count(w.buffer.get())) {
-        Fail("block '" + block_name_ + "' is an output block: it writes buffer '" +
-             w.buffer->name + "', which its scope '" + scope->name +
-             "' does not allocate, so its result must stay complete");
-      }
-    }
+  const Stmt& scope = block_path_[scope_index_];
+  if (!reverse_ && IsOutputBlock(scope, block_)) {
+    Fail("block '" + block_name_ + "' is an output block: it writes a buffer its scope '" +
+         scope.as<BlockRealizeNode>()->block->name +
+         "' does not allocate, so its result must stay complete");
   }
   std::vector<const ForNode*> loops;
-  ForEachBlock(loop_->body, &loops, [&](const BlockRealizeNode* r, const auto& ls) {
-    under_loop_.emplace_back(r, ls);
-  });
+  ForEachBlock(loop_->body, &loops,
+               [&](const BlockRealizeNode* r, const auto& ls) { under_loop_.emplace_back(r, ls); });
 }
 
 int Mover::FindInsertionPoint() {
@@ -408,7 +358,8 @@ Mover::RequiredRegions() {
     const BlockNode* b = r->block.get();
     if (std::find(wanted.begin(), wanted.end(), b) == wanted.end()) continue;
     VarMap binding;
-    for (size_t i = 0; i < b->iter_vars.size(); ++i) binding[b->iter_vars[i].var.get()] = r->iter_values[i];
+    for (size_t i = 0; i < b->iter_vars.size(); ++i)
+      binding[b->iter_vars[i].var.get()] = r->iter_values[i];
     arith::IntSetMap dom;
     for (const ForNode* l : loops) {
       dom[l->loop_var.get()] = IntervalSet::FromRange(Range{l->min, l->extent}, &an_);
@@ -437,7 +388,8 @@ Mover::RequiredRegions() {
 std::vector<VarDomain> Mover::BlockVarDomains() {
   std::vector<VarDomain> doms(block_->iter_vars.size());
   std::unordered_map<const VarNode*, size_t> var_index;
-  for (size_t i = 0; i < block_->iter_vars.size(); ++i) var_index[block_->iter_vars[i].var.get()] = i;
+  for (size_t i = 0; i < block_->iter_vars.size(); ++i)
+    var_index[block_->iter_vars[i].var.get()] = i;
   auto required = RequiredRegions();
   for (const auto& region : reverse_ ? block_->reads : block_->writes) {
     auto it = required.find(region.buffer.get());
@@ -597,7 +549,8 @@ Stmt Mover::Run() {
   PrimFunc removed = f_;
   removed.body = RemoveBlock();
   auto path = FindLoopPath(removed, loop_var_);
-  if (!path) Fail("loop " + loop_var_->name + " vanished while removing block '" + block_name_ + "'");
+  if (!path)
+    Fail("loop " + loop_var_->name + " vanished while removing block '" + block_name_ + "'");
   return ReplaceAlongPath(*path, Stmt(std::move(new_loop)));
 }
 
@@ -629,8 +582,9 @@ void ComputeAtImpl(Schedule& sch, BlockRV block, LoopRV loop, bool preserve_unit
   const std::string kind = reverse ? "ReverseComputeAt" : "ComputeAt";
   std::string name = sch.NameOf(block);
   sch.PathOf(block);  // fails clearly if the block is gone
-  Stmt body = compute_at_detail::MoveBlockUnderLoop(sch.func(), name, sch.PathOf(loop).back().as<ForNode>()->loop_var.get(),
-                                                    preserve_unit_loops, index, reverse, primitive);
+  Stmt body = compute_at_detail::MoveBlockUnderLoop(
+      sch.func(), name, sch.PathOf(loop).back().as<ForNode>()->loop_var.get(), preserve_unit_loops,
+      index, reverse, primitive);
   sch.SetBody(body);
   sch.Record(kind, {InstArg::Of(block.ref()), InstArg::Of(loop.ref())},
              nlohmann::json::array({preserve_unit_loops ? 1 : 0, index}), {});
@@ -681,7 +635,9 @@ namespace {
 
 InstructionKind ComputeAtKind(const std::string& name, const std::string& method, bool reverse) {
   return InstructionKind{
-      name, /*is_pure=*/false, /*has_decision=*/false,
+      name,
+      /*is_pure=*/false,
+      /*has_decision=*/false,
       [name, reverse](Schedule& sch, const std::vector<InstArg>& in, const nlohmann::json& attrs,
                       const nlohmann::json*) -> std::vector<RVRef> {
         inst::ExpectInputs(name, in, 2);
@@ -716,8 +672,7 @@ const InstructionKind& ComputeAt() {
 }
 
 const InstructionKind& ReverseComputeAt() {
-  static const InstructionKind k =
-      ComputeAtKind("ReverseComputeAt", "reverse_compute_at", true);
+  static const InstructionKind k = ComputeAtKind("ReverseComputeAt", "reverse_compute_at", true);
   return k;
 }
 

@@ -50,9 +50,15 @@ IterType LoopIterType(const ForNode* loop) {
     for (size_t i = 0; i < b->iter_vars.size() && i < r->iter_values.size(); ++i) {
       if (!UsesVar(r->iter_values[i], is_var)) continue;
       switch (b->iter_vars[i].iter_type) {
-        case IterType::kDataPar: ++n_spatial; break;
-        case IterType::kCommReduce: ++n_reduce; break;
-        default: ++n_other; break;
+        case IterType::kDataPar:
+          ++n_spatial;
+          break;
+        case IterType::kCommReduce:
+          ++n_reduce;
+          break;
+        default:
+          ++n_other;
+          break;
       }
     }
   }
@@ -61,8 +67,8 @@ IterType LoopIterType(const ForNode* loop) {
 }
 
 struct Candidate {
-  int64_t index;           // -2 inline, -1 root, k >= 0 a loop of the first consumer
-  const ForNode* loop;     // null for the marks
+  int64_t index;        // -2 inline, -1 root, k >= 0 a loop of the first consumer
+  const ForNode* loop;  // null for the marks
 };
 
 std::vector<Candidate> CollectComputeLocation(const PrimFunc& f, const StmtPath& path) {
@@ -157,8 +163,8 @@ LoopRV Schedule::SampleComputeLocation(BlockRV block, std::optional<int64_t> dec
   }
   const Candidate& c = candidates[chosen];
   LoopRV out = c.loop ? NewLoopRV(c.loop->loop_var) : NewLocationMarkRV(c.index == -2);
-  Record("SampleComputeLocation", {InstArg::Of(block.ref())}, nlohmann::json::array(),
-         {out.ref()}, nlohmann::json(c.index));
+  Record("SampleComputeLocation", {InstArg::Of(block.ref())}, nlohmann::json::array(), {out.ref()},
+         nlohmann::json(c.index));
   return out;
 }
 
@@ -166,7 +172,9 @@ namespace kinds {
 
 const InstructionKind& SampleComputeLocation() {
   static const InstructionKind k{
-      "SampleComputeLocation", /*is_pure=*/true, /*has_decision=*/true,
+      "SampleComputeLocation",
+      /*is_pure=*/true,
+      /*has_decision=*/true,
       [](Schedule& sch, const std::vector<InstArg>& in, const nlohmann::json& attrs,
          const nlohmann::json* decision) -> std::vector<RVRef> {
         const std::string kind = "SampleComputeLocation";
