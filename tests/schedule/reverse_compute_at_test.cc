@@ -223,6 +223,40 @@ TEST(ReverseComputeAt, RefusesALoopAboveTheBlock) {
       "loop i0 is an ancestor of block 'compute'");
 }
 
+TEST(ReverseComputeAt, RefusesMovingAheadOfAnEarlierReader) {
+  // Y reads C before B writes it: B may not move ahead of Y.
+  PrimFunc f = ParseFunc(R"(# from tvm.script import tir as T
+
+@T.prim_func
+def main(A: T.Buffer((4,), "float32"), C: T.Buffer((4,), "float32"), E: T.Buffer((4,), "float32")):
+    T.func_attr({"tir.noalias": T.bool(True)})
+    # with T.block("root"):
+    P = T.alloc_buffer((4,))
+    for i in range(4):
+        with T.block("P"):
+            v_i = T.axis.spatial(4, i)
+            T.reads(A[v_i])
+            T.writes(P[v_i])
+            P[v_i] = A[v_i]
+    for i in range(4):
+        with T.block("Y"):
+            v_i = T.axis.spatial(4, i)
+            T.reads(C[v_i])
+            T.writes(E[v_i])
+            E[v_i] = C[v_i]
+    for i in range(4):
+        with T.block("B"):
+            v_i = T.axis.spatial(4, i)
+            T.reads(P[v_i])
+            T.writes(C[v_i])
+            C[v_i] = P[v_i]
+)");
+  Schedule sch(f);
+  KILN_EXPECT_SCHEDULE_ERROR(sch.ReverseComputeAt(sch.GetBlock("B"), LoopOf(sch, "P", "i")),
+                             "moving block 'B' under loop i would reorder it against block 'Y', "
+                             "which reads a buffer the block writes");
+}
+
 TEST(ReverseComputeAt, RefusesARemovedLoop) {
   PrimFunc f = MatmulRelu(8, 8, 8);
   Schedule sch(f);
