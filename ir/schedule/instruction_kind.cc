@@ -25,6 +25,9 @@ const std::vector<const InstructionKind*>& AllInstructionKinds() {
       &kinds::SetScope(),
       &kinds::StorageAlign(),
       &kinds::CacheRead(),         &kinds::CacheWrite(),
+      &kinds::ComputeAt(),
+      &kinds::ReverseComputeAt(),
+      &kinds::SampleComputeLocation(),
       &kinds::ComputeInline(),     &kinds::ReverseComputeInline(),
   };
   return kinds;

@@ -126,6 +126,9 @@ class Schedule {
   BlockRV NewBlockRV(const std::string& block_name);
   LoopRV NewLoopRV(const Var& loop_var);
   ExprRV NewExprRV(int64_t value);
+  // A handle to the inline (true) or root (false) location mark
+  // (sample_compute_location.cc).
+  LoopRV NewLocationMarkRV(bool inline_mark);
   // Appends one instruction to the trace.
   void Record(const std::string& kind, std::vector<InstArg> inputs, nlohmann::json attrs,
               std::vector<RVRef> outputs, std::optional<nlohmann::json> decision = std::nullopt);

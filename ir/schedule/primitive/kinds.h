@@ -36,6 +36,11 @@ const InstructionKind& StorageAlign();
 // cache_read.cc, cache_write.cc
 const InstructionKind& CacheRead();
 const InstructionKind& CacheWrite();
+// compute_at.cc
+const InstructionKind& ComputeAt();
+const InstructionKind& ReverseComputeAt();
+// sample_compute_location.cc
+const InstructionKind& SampleComputeLocation();
 // compute_inline.cc, reverse_compute_inline.cc
 const InstructionKind& ComputeInline();
 const InstructionKind& ReverseComputeInline();

@@ -1,0 +1,197 @@
+// sample_compute_location: draw where a block is computed, among the loops
+// compute_at accepts (TVM's CollectComputeLocation):
+//   -1     the root mark (leave the block where it is), always;
+//   k >= 0 loop k of the first consumer's loop nest (outer to inner), for the
+//          loops down to the consumers' lowest common loop, skipping unit
+//          loops, stopping at the first spatial loop after a reduction loop
+//          and before trailing non-spatial loops, and keeping only those
+//          where compute_at (preserving unit loops) succeeds.
+//   -2     the inline mark, first, when compute_inline would succeed.
+// A replayed decision that is no longer a candidate snaps to the nearest
+// smaller candidate, or to root.
+#include <algorithm>
+
+#include "ir/op.h"
+#include "ir/schedule/inst_args.h"
+#include "ir/schedule/primitive/compute_at.h"
+#include "ir/schedule/primitive/compute_inline.h"
+#include "ir/schedule/primitive/kinds.h"
+#include "ir/schedule/schedule.h"
+#include "ir/substitute.h"
+
+namespace kiln::ir {
+
+namespace {
+
+// The blocks under `s` not nested in another block (s itself if it is one).
+void BlocksUnder(const Stmt& s, std::vector<const BlockRealizeNode*>* out) {
+  if (!s.defined()) return;
+  if (const auto* r = s.as<BlockRealizeNode>()) {
+    out->push_back(r);
+  } else if (const auto* l = s.as<ForNode>()) {
+    BlocksUnder(l->body, out);
+  } else if (const auto* seq = s.as<SeqStmtNode>()) {
+    for (const auto& c : seq->seq) BlocksUnder(c, out);
+  } else if (const auto* ite = s.as<IfThenElseNode>()) {
+    BlocksUnder(ite->then_case, out);
+    BlocksUnder(ite->else_case, out);
+  }
+}
+
+// TVM's GetLoopIterType: how the blocks directly under `loop` use its variable.
+IterType LoopIterType(const ForNode* loop) {
+  int n_spatial = 0, n_reduce = 0, n_other = 0;
+  const VarNode* var = loop->loop_var.get();
+  auto is_var = [var](const VarNode* v) { return v == var; };
+  std::vector<const BlockRealizeNode*> blocks;
+  BlocksUnder(loop->body, &blocks);
+  for (const BlockRealizeNode* r : blocks) {
+    const BlockNode* b = r->block.get();
+    for (size_t i = 0; i < b->iter_vars.size() && i < r->iter_values.size(); ++i) {
+      if (!UsesVar(r->iter_values[i], is_var)) continue;
+      switch (b->iter_vars[i].iter_type) {
+        case IterType::kDataPar:
+          ++n_spatial;
+          break;
+        case IterType::kCommReduce:
+          ++n_reduce;
+          break;
+        default:
+          ++n_other;
+          break;
+      }
+    }
+  }
+  if (n_other || (n_spatial && n_reduce)) return IterType::kOpaque;
+  return n_reduce ? IterType::kCommReduce : IterType::kDataPar;
+}
+
+struct Candidate {
+  int64_t index;        // -2 inline, -1 root, k >= 0 a loop of the first consumer
+  const ForNode* loop;  // null for the marks
+};
+
+std::vector<Candidate> CollectComputeLocation(const PrimFunc& f, const StmtPath& path) {
+  std::vector<Candidate> out;
+  if (CanComputeInline(f, path)) out.push_back({-2, nullptr});
+  out.push_back({-1, nullptr});
+  const int scope = ScopeIndex(path);
+  if (scope < 0) return out;
+  const BlockNode* self = path.back().as<BlockRealizeNode>()->block.get();
+  std::vector<const BlockNode*> consumers;
+  bool after = false;
+  for (const BlockRealizeNode* s : ChildBlockRealizes(path[scope])) {
+    const BlockNode* other = s->block.get();
+    if (other == self) {
+      after = true;
+      continue;
+    }
+    bool reads = std::any_of(other->reads.begin(), other->reads.end(), [&](const BufferRegion& r) {
+      return std::any_of(self->writes.begin(), self->writes.end(),
+                         [&](const BufferRegion& w) { return w.buffer.get() == r.buffer.get(); });
+    });
+    if (after && reads) consumers.push_back(other);
+  }
+  if (consumers.empty()) return out;
+
+  // The deepest loop (inside the scope) above every consumer.
+  std::vector<StmtPath> paths;
+  for (const BlockNode* c : consumers) paths.push_back(*FindBlockPath(f, c->name));
+  const ForNode* boundary = nullptr;
+  for (size_t k = scope + 1;; ++k) {
+    bool common = true;
+    for (const auto& p : paths) {
+      if (k + 1 >= p.size() || !p[k].same_as(paths[0][k])) common = false;
+    }
+    if (!common) break;
+    if (const auto* l = paths[0][k].as<ForNode>()) boundary = l;
+  }
+  if (boundary == nullptr) return out;
+
+  const std::vector<const ForNode*> loops = LoopsAbove(paths[0]);
+  auto pos = std::find(loops.begin(), loops.end(), boundary);
+  if (pos == loops.end()) return out;
+  const size_t n_candidate = static_cast<size_t>(pos - loops.begin()) + 1;
+  std::vector<IterType> types;
+  int last_spatial = -1;
+  for (size_t i = 0; i < n_candidate; ++i) {
+    types.push_back(LoopIterType(loops[i]));
+    if (types.back() == IterType::kDataPar) last_spatial = static_cast<int>(i);
+  }
+  bool visited_reduce = false;
+  for (size_t i = 0; i < n_candidate; ++i) {
+    if (IsConstInt(loops[i]->extent, 1)) continue;
+    if (types[i] == IterType::kDataPar) {
+      if (visited_reduce) break;
+    } else {
+      visited_reduce = true;
+      if (static_cast<int>(i) > last_spatial) break;
+    }
+    if (compute_at_detail::CanMoveBlockUnderLoop(f, self->name, loops[i]->loop_var.get(),
+                                                 /*preserve_unit_loops=*/true,
+                                                 /*reverse=*/false)) {
+      out.push_back({static_cast<int64_t>(i), loops[i]});
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+LoopRV Schedule::NewLocationMarkRV(bool inline_mark) {
+  return NewMarkRV(inline_mark ? LoopMark::kInline : LoopMark::kRoot);
+}
+
+LoopRV Schedule::SampleComputeLocation(BlockRV block, std::optional<int64_t> decision) {
+  const StmtPath path = PathOf(block);
+  const std::vector<Candidate> candidates = CollectComputeLocation(func_, path);
+  size_t chosen;
+  if (decision) {
+    // Candidates are sorted by index: keep the decision, or fall back to the
+    // nearest smaller candidate, or to root.
+    auto it = std::lower_bound(candidates.begin(), candidates.end(), *decision,
+                               [](const Candidate& c, int64_t d) { return c.index < d; });
+    if (it != candidates.end() && it->index == *decision) {
+      chosen = static_cast<size_t>(it - candidates.begin());
+    } else if (it != candidates.begin()) {
+      chosen = static_cast<size_t>(it - candidates.begin()) - 1;
+    } else {
+      chosen = candidates.front().index == -2 ? 1 : 0;  // root
+    }
+  } else {
+    chosen = static_cast<size_t>(rng_.SampleInt(0, static_cast<int64_t>(candidates.size())));
+  }
+  const Candidate& c = candidates[chosen];
+  LoopRV out = c.loop ? NewLoopRV(c.loop->loop_var) : NewLocationMarkRV(c.index == -2);
+  Record("SampleComputeLocation", {InstArg::Of(block.ref())}, nlohmann::json::array(), {out.ref()},
+         nlohmann::json(c.index));
+  return out;
+}
+
+namespace kinds {
+
+const InstructionKind& SampleComputeLocation() {
+  static const InstructionKind k{
+      "SampleComputeLocation",
+      /*is_pure=*/true,
+      /*has_decision=*/true,
+      [](Schedule& sch, const std::vector<InstArg>& in, const nlohmann::json& attrs,
+         const nlohmann::json* decision) -> std::vector<RVRef> {
+        const std::string kind = "SampleComputeLocation";
+        inst::ExpectInputs(kind, in, 1);
+        inst::ExpectAttrs(kind, attrs, 0);
+        std::optional<int64_t> d;
+        if (decision) d = inst::DecisionInt(kind, *decision);
+        return {sch.SampleComputeLocation(inst::Block(kind, in, 0), d).ref()};
+      },
+      [](const std::vector<std::string>& in, const std::vector<std::string>& out,
+         const nlohmann::json&, const nlohmann::json* decision) {
+        return inst::PyAssign(out) + "sch.sample_compute_location(block=" + in[0] +
+               (decision ? ", decision=" + decision->dump() : std::string()) + ")";
+      },
+      nullptr};
+  return k;
+}
+
+}  // namespace kinds
+}  // namespace kiln::ir
