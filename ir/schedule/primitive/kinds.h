@@ -16,6 +16,10 @@ const InstructionKind& GetLoops();
 const InstructionKind& GetChildBlocks();
 const InstructionKind& GetProducers();
 const InstructionKind& GetConsumers();
+// decompose_reduction.cc
+const InstructionKind& DecomposeReduction();
+// rfactor.cc
+const InstructionKind& RFactor();
 // enter_postproc.cc
 const InstructionKind& EnterPostproc();
 
