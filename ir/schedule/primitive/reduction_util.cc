@@ -3,14 +3,12 @@
 #include <unordered_set>
 #include <utility>
 
-#include "ir/arith/analyzer.h"
-#include "ir/arith/iter_map.h"
 #include "ir/functor.h"
 #include "ir/op.h"
 #include "ir/printer.h"
+#include "ir/schedule/analysis.h"
 #include "ir/schedule/schedule_error.h"
 #include "ir/structural_equal.h"
-#include "ir/substitute.h"
 
 namespace kiln::ir {
 
@@ -82,18 +80,6 @@ bool ReadsBuffer(const Expr& e, const BufferNode* buffer) {
   return finder.found;
 }
 
-// Every BufferStore in `s`.
-class StoreCollector : public IRVisitor {
- public:
-  std::vector<const BufferStoreNode*> stores;
-
- protected:
-  void VisitBufferStore(const BufferStoreNode* op) override {
-    stores.push_back(op);
-    IRVisitor::VisitBufferStore(op);
-  }
-};
-
 }  // namespace
 
 ReducerMatch MatchReducer(const BlockNode& block) {
@@ -138,64 +124,8 @@ ReducerMatch MatchReducer(const BlockNode& block) {
 }
 
 void CheckReductionBlock(const StmtPath& path, const std::string& primitive) {
-  const auto* realize = path.back().as<BlockRealizeNode>();
-  const BlockNode& block = *realize->block.get();
-  const std::string who = "block " + block.name + " is not a reduction block: ";
-  if (!block.init) throw ScheduleError(primitive, who + "it has no init statement (T.init)");
-  std::unordered_set<const VarNode*> reduce_vars;
-  for (const IterVar& iv : block.iter_vars) {
-    if (iv.iter_type == IterType::kCommReduce) {
-      reduce_vars.insert(iv.var.get());
-    } else if (iv.iter_type != IterType::kDataPar) {
-      throw ScheduleError(primitive, who + "its iter var " + iv.var.name() +
-                                         " is neither spatial nor reduction");
-    }
-  }
-
-  // Affine bindings over the loops between the scope block and this block.
-  std::vector<std::pair<Var, Range>> iters;
-  for (const ForNode* loop : LoopsAbove(path)) {
-    iters.emplace_back(loop->loop_var, Range{loop->min, loop->extent});
-  }
-  if (!realize->iter_values.empty()) {
-    arith::Analyzer analyzer;
-    arith::IterMapResult map = arith::DetectIterMap(realize->iter_values, iters, realize->predicate,
-                                                    arith::IterMapLevel::kSurjective, &analyzer);
-    if (!map.ok()) {
-      throw ScheduleError(primitive, who + "its iter var bindings are not affine in its loops (" +
-                                         map.errors.front() + ")");
-    }
-  }
-
-  // The only writer of its outputs among the blocks of its scope.
-  const int scope = ScopeIndex(path);
-  if (scope >= 0) {
-    for (const BlockRealizeNode* other : ChildBlockRealizes(path[scope])) {
-      if (other == realize) continue;
-      for (const BufferRegion& w : block.writes) {
-        for (const BufferRegion& ow : other->block->writes) {
-          if (ow.buffer.same_as(w.buffer)) {
-            throw ScheduleError(primitive, who + "block " + other->block->name +
-                                               " also writes its output " + w.buffer.name());
-          }
-        }
-      }
-    }
-  }
-
-  // Reduction iter vars must not pick the element written.
-  StoreCollector collector;
-  collector.VisitStmt(*block.init);
-  collector.VisitStmt(block.body);
-  auto is_reduce = [&](const VarNode* v) { return reduce_vars.count(v) > 0; };
-  for (const BufferStoreNode* store : collector.stores) {
-    for (const Expr& index : store->indices) {
-      if (UsesVar(index, is_reduce)) {
-        throw ScheduleError(primitive, who + "a reduction iter var indexes its output " +
-                                           store->buffer.name() + " (" + ToText(index) + ")");
-      }
-    }
-  }
+  std::string why;
+  if (!IsReductionBlock(path, &why)) throw ScheduleError(primitive, why);
 }
 
 std::string UniqueBlockName(const PrimFunc& f, const std::string& base) {

@@ -47,11 +47,8 @@ struct ReducerMatch {
 };
 ReducerMatch MatchReducer(const BlockNode& block);
 
-// Throws ScheduleError(primitive, ...) unless the block at `path` (a
-// BlockRealize) is a reduction block: it has an init, its iter vars are all
-// spatial or reduction, its bindings are affine in its loops, it is the only
-// writer of its output buffers in its scope, and no reduction iter var
-// indexes an output buffer.
+// Throws ScheduleError(primitive, why) unless IsReductionBlock (analysis.h)
+// holds for the block at `path`.
 void CheckReductionBlock(const StmtPath& path, const std::string& primitive);
 
 // `base`, or `base` with the first "_1", "_2", ... suffix that no block of f

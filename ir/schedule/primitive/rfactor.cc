@@ -12,6 +12,7 @@
 #include <unordered_set>
 
 #include "ir/op.h"
+#include "ir/schedule/analysis.h"
 #include "ir/schedule/inst_args.h"
 #include "ir/schedule/primitive/kinds.h"
 #include "ir/schedule/primitive/reduction_util.h"
@@ -73,6 +74,10 @@ BlockRV Schedule::RFactor(LoopRV loop_rv, int factor_axis) {
   const BlockNode& block = *realize->block.get();
   const StmtPath path = *FindBlockPath(func_, block.name);
   CheckReductionBlock(path, kPrimitive);
+  if (std::string why; !IsStagePipeline(ScopePathOf(path), &why)) {
+    throw ScheduleError(kPrimitive, "the scope of block " + block.name +
+                                        " is not a stage pipeline: " + why);
+  }
   if (rf_loop->for_kind != ForKind::kSerial) {
     throw ScheduleError(kPrimitive, "loop " + loop_name + " must be serial, but it is " +
                                         ForKindName(rf_loop->for_kind));
