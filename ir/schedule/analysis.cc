@@ -579,36 +579,85 @@ class BindingSimplifier : public IRMutator {
  protected:
   Stmt VisitFor(const Stmt& s, const ForNode* op) override {
     Enter(op->loop_var, {op->min, op->extent});
-    return IRMutator::VisitFor(s, op);
+    Stmt out = IRMutator::VisitFor(s, op);
+    scope_loops_.pop_back();
+    return out;
   }
 
   Stmt VisitBlockRealize(const Stmt& s, const BlockRealizeNode* op) override {
+    // Loops inside the block belong to its own scope.
+    std::vector<std::pair<Var, Range>> outer = std::move(scope_loops_);
+    scope_loops_.clear();
     Stmt visited = IRMutator::VisitBlockRealize(s, op);
+    scope_loops_ = std::move(outer);
+
     const auto* r = visited.as<BlockRealizeNode>();
-    std::vector<Expr> values;
-    bool changed = false;
-    for (const Expr& v : r->iter_values) {
-      Expr nv = an_.Simplify(preserve_ ? v : Substitute(v, unit_));
-      // Keep the original node when simplification changes nothing.
-      if (StructuralEqual(nv, v)) nv = v;
-      changed = changed || !nv.same_as(v);
-      values.push_back(nv);
-    }
+    Expr pred = r->predicate.defined() ? SimplifyPredicate(r->predicate) : r->predicate;
+    std::vector<Expr> values = SimplifyValues(r->iter_values, pred);
+    bool changed = !pred.same_as(r->predicate);
+    for (size_t i = 0; i < values.size(); ++i)
+      changed = changed || !values[i].same_as(r->iter_values[i]);
     if (!changed) return visited;
     auto n = std::make_shared<BlockRealizeNode>(*r);
     n->iter_values = std::move(values);
+    n->predicate = std::move(pred);
     return Stmt(std::move(n));
   }
 
  private:
+  // As TVM's IterMapSimplify: when the bindings form an affine iteration map
+  // of the scope's loops, each is rewritten to its normal form (which folds
+  // the floordiv / floormod chains fuse-after-split leaves); otherwise each
+  // is simplified on its own.
+  std::vector<Expr> SimplifyValues(const std::vector<Expr>& values, const Expr& pred) {
+    std::vector<Expr> in;
+    for (const Expr& v : values) in.push_back(preserve_ ? v : Substitute(v, unit_));
+    std::vector<Expr> out;
+    Expr p = pred.defined() && !IsConstInt(pred, 1) ? pred : Expr();
+    arith::IterMapResult map;
+    if (!in.empty() && !scope_loops_.empty()) {
+      map = arith::DetectIterMap(in, scope_loops_, p, arith::IterMapLevel::kSurjective, &an_);
+    }
+    for (size_t i = 0; i < in.size(); ++i) {
+      Expr nv;
+      // The normal form drops unit iterators, which preserve_unit_iters keeps.
+      bool uses_unit = UsesVar(in[i], [&](const VarNode* v) { return unit_.count(v) > 0; });
+      if (map.ok() && !map.indices.empty() && !uses_unit) {
+        nv = an_.Simplify(arith::NormalizeIterMapToExpr(map.indices[i], in[i].dtype()));
+      } else {
+        nv = an_.Simplify(in[i]);
+      }
+      out.push_back(StructuralEqual(nv, values[i]) ? values[i] : nv);
+    }
+    return out;
+  }
+
+  // Each side of each compared conjunct is simplified as the bindings are,
+  // so that a guard `binding < extent` stays literally about the binding.
+  Expr SimplifyPredicate(const Expr& e) {
+    const auto* b = e.as<BinaryNode>();
+    if (b == nullptr || (e.kind() != ExprKind::kAnd && !IsComparison(e.kind()))) return e;
+    Expr x = e.kind() == ExprKind::kAnd ? SimplifyPredicate(b->a) : SimplifySide(b->a);
+    Expr y = e.kind() == ExprKind::kAnd ? SimplifyPredicate(b->b) : SimplifySide(b->b);
+    if (x.same_as(b->a) && y.same_as(b->b)) return e;
+    return Binary(e.kind(), x, y);
+  }
+
+  Expr SimplifySide(const Expr& v) {
+    Expr nv = an_.Simplify(preserve_ ? v : Substitute(v, unit_));
+    return StructuralEqual(nv, v) ? v : nv;
+  }
+
   void Enter(const Var& v, const Range& r) {
     an_.Bind(v, r);
     if (IsConstInt(an_.Simplify(r.extent), 1)) unit_[v.get()] = r.min;
+    scope_loops_.push_back({v, r});
   }
 
   bool preserve_;
   arith::Analyzer an_;
   VarMap unit_;
+  std::vector<std::pair<Var, Range>> scope_loops_;
 };
 
 }  // namespace

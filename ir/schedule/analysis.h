@@ -100,10 +100,13 @@ bool IsAncestorLoop(const ForNode* outer, const StmtPath& inner_path);
 
 // ---- Rewriting ------------------------------------------------------------------
 
-// Simplifies the iter_values of every block under `s` (arith Simplify, with
-// the ranges of outer_loops and of the loops inside `s`), as loop primitives
-// do after substituting loop variables. Unless preserve_unit_iters, loops of
-// extent 1 are replaced by their minimum in the bindings first.
+// Simplifies the iter_values of every block under `s` as loop primitives do
+// after substituting loop variables: bindings that form an affine map of
+// their scope's loops take its normal form (TVM's IterMapSimplify), others
+// are simplified with arith. Both sides of the comparisons in block
+// predicates are simplified alike. `outer_loops` are the loops between `s`
+// and its scope block (LoopDomainOf(path to s)). Unless preserve_unit_iters,
+// loops of extent 1 are replaced by their minimum in the bindings first.
 Stmt SimplifyBlockBindings(const Stmt& s, const std::vector<std::pair<Var, Range>>& outer_loops,
                            bool preserve_unit_iters);
 // Every loop enclosing path.back() (all scopes, outer to inner, the last

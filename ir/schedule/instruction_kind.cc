@@ -12,6 +12,10 @@ const std::vector<const InstructionKind*>& AllInstructionKinds() {
       &kinds::GetBlock(),          &kinds::GetLoops(),          &kinds::GetChildBlocks(),
       &kinds::GetProducers(),      &kinds::GetConsumers(),      &kinds::SampleCategorical(),
       &kinds::SamplePerfectTile(), &kinds::EnterPostproc(),
+      &kinds::Split(),
+      &kinds::Fuse(),
+      &kinds::Reorder(),
+      &kinds::AddUnitLoop(),
       &kinds::DecomposeReduction(), &kinds::RFactor(),
   };
   return kinds;

@@ -16,6 +16,11 @@ const InstructionKind& GetLoops();
 const InstructionKind& GetChildBlocks();
 const InstructionKind& GetProducers();
 const InstructionKind& GetConsumers();
+// split.cc, fuse.cc, reorder.cc, add_unit_loop.cc
+const InstructionKind& Split();
+const InstructionKind& Fuse();
+const InstructionKind& Reorder();
+const InstructionKind& AddUnitLoop();
 // decompose_reduction.cc
 const InstructionKind& DecomposeReduction();
 // rfactor.cc
