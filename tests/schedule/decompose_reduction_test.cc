@@ -60,10 +60,11 @@ def main(A: T.Buffer((8, 8), "float32"), B: T.Buffer((8, 8), "float32"), C: T.Bu
   EXPECT_EQ(sch.NameOf(init), "C_init");
   EXPECT_EQ(sch.GetLoops(b).size(), 3u);
   EXPECT_EQ(sch.GetLoops(init).size(), 2u);
-  EXPECT_EQ(sch.trace().AsJSONString(),
-            R"([[["GetBlock",[],["C","main"],["b0"]],["GetLoops",["b0"],[],["l1","l2","l3"]],)"
-            R"(["DecomposeReduction",["b0","l3"],[],["b4"]],["GetLoops",["b0"],[],["l5","l6","l7"]],)"
-            R"(["GetLoops",["b4"],[],["l8","l9"]]],[]])");
+  EXPECT_EQ(
+      sch.trace().AsJSONString(),
+      R"([[["GetBlock",[],["C","main"],["b0"]],["GetLoops",["b0"],[],["l1","l2","l3"]],)"
+      R"(["DecomposeReduction",["b0","l3"],[],["b4"]],["GetLoops",["b0"],[],["l5","l6","l7"]],)"
+      R"(["GetLoops",["b4"],[],["l8","l9"]]],[]])");
   EXPECT_NE(sch.trace().AsPython().find("b4 = sch.decompose_reduction(block=b0, loop=l3)"),
             std::string::npos)
       << sch.trace().AsPython();

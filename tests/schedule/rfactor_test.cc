@@ -372,8 +372,7 @@ def main(A: T.Buffer((4, 4), "float32"), B: T.Buffer((4,), "float32"), C: T.Buff
 )");
   Schedule sch(f);
   std::vector<LoopRV> loops = sch.GetLoops(sch.GetBlock("B"));
-  KILN_EXPECT_SCHEDULE_ERROR(sch.RFactor(loops[1], 0),
-                             "loop k must be serial, but it is parallel");
+  KILN_EXPECT_SCHEDULE_ERROR(sch.RFactor(loops[1], 0), "loop k must be serial, but it is parallel");
   KILN_EXPECT_SCHEDULE_ERROR(sch.RFactor(loops[0], 0),
                              "loop i has 2 child blocks; rfactor needs exactly one");
 }
@@ -401,6 +400,77 @@ def main(A: T.Buffer((4, 4), "float32"), B: T.Buffer((4,), "float32")):
                              "is bound to it");
   // The unit loop under the reduction loop is allowed, and kept.
   ExpectRFactors(f, "B", 1, 0);
+}
+
+
+std::vector<Factor> Factors(std::vector<int64_t> v) {
+  std::vector<Factor> out;
+  for (int64_t f : v) {
+    if (f < 0) {
+      out.emplace_back(std::monostate{});
+    } else {
+      out.emplace_back(f);
+    }
+  }
+  return out;
+}
+
+TEST(RFactor, AfterSplitMatchesTheHandSplitGolden) {
+  PrimFunc f = Matmul(8, 8, 8);
+  Schedule sch(f);
+  BlockRV b = sch.GetBlock("C");
+  std::vector<LoopRV> loops = sch.GetLoops(b);
+  std::vector<LoopRV> k = sch.Split(loops[2], Factors({-1, 4}));
+  EXPECT_TRUE(StructuralEqual(sch.func(), ParseFunc(kSplitK))) << ToText(sch.func());
+  BlockRV rf = sch.RFactor(k[1], 0);
+  Schedule by_hand(ParseFunc(kSplitK));
+  by_hand.RFactor(by_hand.GetLoops(by_hand.GetBlock("C"))[3], 0);
+  EXPECT_TRUE(StructuralEqual(sch.func(), by_hand.func())) << ToText(sch.func());
+  EXPECT_EQ(sch.NameOf(rf), "C_rf");
+  EXPECT_TRUE(testing::SameResult(f, sch.func(), 7, true));
+  EXPECT_TRUE(testing::WellFormed(sch.func()));
+  EXPECT_TRUE(testing::ReplaysExactly(f, sch));
+}
+
+// AddRFactor's recipe: fuse the reduction loops, split in two, rfactor one
+// half; then RewriteReductionBlock's decompositions.
+void ExpectAddRFactorRecipe(const PrimFunc& f, const std::string& block, size_t n_spatial,
+                            int64_t inner, int which, bool guarded = false) {
+  SCOPED_TRACE(block + " split by " + std::to_string(inner) + ", rfactor half " +
+               std::to_string(which));
+  Schedule sch(f);
+  BlockRV b = sch.GetBlock(block);
+  std::vector<LoopRV> loops = sch.GetLoops(b);
+  std::vector<LoopRV> reduction(loops.begin() + static_cast<std::ptrdiff_t>(n_spatial),
+                                loops.end());
+  LoopRV fused = reduction.size() > 1 ? sch.Fuse(reduction) : reduction.front();
+  std::vector<LoopRV> halves = sch.Split(fused, Factors({-1, inner}));
+  BlockRV rf = sch.RFactor(halves[which], static_cast<int>(n_spatial));
+  EXPECT_TRUE(testing::SameResult(f, sch.func(), 7, true));
+  EXPECT_TRUE(testing::ReplaysExactly(f, sch));
+  // At the first loop of the rfactor block that is not data parallel.
+  sch.DecomposeReduction(rf, sch.GetLoops(rf)[which == 0 ? n_spatial + 1 : n_spatial]);
+  sch.DecomposeReduction(b, sch.GetLoops(b)[n_spatial]);
+  EXPECT_TRUE(testing::SameResult(f, sch.func(), 7, true));
+  EXPECT_TRUE(testing::ReplaysExactly(f, sch));
+  // A guarded (non-divisible) split is not verified, as in
+  // GuardedSplitsKeepTheSpatialGuardOnTheWriteBack.
+  if (!guarded) {
+    EXPECT_TRUE(testing::WellFormed(sch.func()));
+  }
+}
+
+TEST(RFactor, AddRFactorRecipeOnSuiteWorkloads) {
+  for (int which : {0, 1}) {
+    ExpectAddRFactorRecipe(BatchMatmulNKKM(1, 4, 4, 16), "Z", 3, 4, which);
+    ExpectAddRFactorRecipe(NormBMN(1, 4, 8), "C", 1, 8, which);
+    ExpectAddRFactorRecipe(GemvNT(1, 8, 32), "NT_matmul", 2, 8, which);
+    ExpectAddRFactorRecipe(SoftmaxMN(4, 16), "T_softmax_maxelem", 1, 4, which);
+    ExpectAddRFactorRecipe(SoftmaxMN(4, 16), "T_softmax_expsum", 1, 4, which);
+    ExpectAddRFactorRecipe(Conv2dNHWC(1, 4, 4, 4, 4, 3, 1, 1), "conv2d_nhwc", 4, 4, which);
+    // Non-divisible: 30 reduction points split by 8, under a guard.
+    ExpectAddRFactorRecipe(GemvNT(1, 8, 30), "NT_matmul", 2, 8, which, /*guarded=*/true);
+  }
 }
 
 }  // namespace

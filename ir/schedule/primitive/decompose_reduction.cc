@@ -83,9 +83,9 @@ BlockRV Schedule::DecomposeReduction(BlockRV block_rv, LoopRV loop_rv) {
       if (UsesVar(realize->iter_values[i], [v](const VarNode* u) { return u == v; })) {
         throw ScheduleError(kPrimitive, "loop " + loop_name +
                                             " must enclose every loop bound to a reduction iter "
-                                            "var of block " + block.name + ", but loop " +
-                                            loops[l]->loop_var.name() + " (outside it) feeds " +
-                                            block.iter_vars[i].var.name());
+                                            "var of block " +
+                                            block.name + ", but loop " + loops[l]->loop_var.name() +
+                                            " (outside it) feeds " + block.iter_vars[i].var.name());
       }
     }
   }
@@ -206,7 +206,9 @@ namespace kinds {
 
 const InstructionKind& DecomposeReduction() {
   static const InstructionKind k{
-      "DecomposeReduction", /*is_pure=*/false, /*has_decision=*/false,
+      "DecomposeReduction",
+      /*is_pure=*/false,
+      /*has_decision=*/false,
       [](Schedule& sch, const std::vector<InstArg>& in, const nlohmann::json& attrs,
          const nlohmann::json*) -> std::vector<RVRef> {
         inst::ExpectInputs("DecomposeReduction", in, 2);
@@ -217,8 +219,8 @@ const InstructionKind& DecomposeReduction() {
       },
       [](const std::vector<std::string>& in, const std::vector<std::string>& out,
          const nlohmann::json&, const nlohmann::json*) {
-        return inst::PyAssign(out) + "sch.decompose_reduction(block=" + in[0] +
-               ", loop=" + in[1] + ")";
+        return inst::PyAssign(out) + "sch.decompose_reduction(block=" + in[0] + ", loop=" + in[1] +
+               ")";
       },
       nullptr};
   return k;

@@ -14,30 +14,42 @@ namespace kiln::ir {
 
 Expr Reducer::Identity() const {
   switch (kind) {
-    case ReducerKind::kSum: return MakeConst(dtype, 0);
-    case ReducerKind::kProduct: return MakeConst(dtype, 1);
-    case ReducerKind::kMin: return MaxValue(dtype);
-    case ReducerKind::kMax: return MinValue(dtype);
+    case ReducerKind::kSum:
+      return MakeConst(dtype, 0);
+    case ReducerKind::kProduct:
+      return MakeConst(dtype, 1);
+    case ReducerKind::kMin:
+      return MaxValue(dtype);
+    case ReducerKind::kMax:
+      return MinValue(dtype);
   }
   return Expr();
 }
 
 Expr Reducer::Combine(Expr x, Expr y) const {
   switch (kind) {
-    case ReducerKind::kSum: return Add(std::move(x), std::move(y));
-    case ReducerKind::kProduct: return Mul(std::move(x), std::move(y));
-    case ReducerKind::kMin: return Min(std::move(x), std::move(y));
-    case ReducerKind::kMax: return Max(std::move(x), std::move(y));
+    case ReducerKind::kSum:
+      return Add(std::move(x), std::move(y));
+    case ReducerKind::kProduct:
+      return Mul(std::move(x), std::move(y));
+    case ReducerKind::kMin:
+      return Min(std::move(x), std::move(y));
+    case ReducerKind::kMax:
+      return Max(std::move(x), std::move(y));
   }
   return Expr();
 }
 
 const char* Reducer::Name() const {
   switch (kind) {
-    case ReducerKind::kSum: return "sum";
-    case ReducerKind::kProduct: return "product";
-    case ReducerKind::kMin: return "min";
-    case ReducerKind::kMax: return "max";
+    case ReducerKind::kSum:
+      return "sum";
+    case ReducerKind::kProduct:
+      return "product";
+    case ReducerKind::kMin:
+      return "min";
+    case ReducerKind::kMax:
+      return "max";
   }
   return "?";
 }

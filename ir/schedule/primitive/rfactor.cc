@@ -25,20 +25,18 @@ namespace {
 
 constexpr const char* kPrimitive = "rfactor";
 
-bool UsesVarNode(const Expr& e, const VarNode* v) {
-  return UsesVar(e, [v](const VarNode* u) { return u == v; });
-}
-
 std::vector<Range> SubstituteRegion(const std::vector<Range>& region, const VarMap& map) {
   std::vector<Range> out;
-  for (const Range& r : region) out.push_back(Range{Substitute(r.min, map), Substitute(r.extent, map)});
+  for (const Range& r : region)
+    out.push_back(Range{Substitute(r.min, map), Substitute(r.extent, map)});
   return out;
 }
 
 // The region of one element: [index, index + 1) per dimension.
 BufferRegion PointRegion(const BufferLoadNode* load) {
   BufferRegion out{load->buffer, {}};
-  for (const Expr& index : load->indices) out.region.push_back(Range{index, MakeConst(index.dtype(), 1)});
+  for (const Expr& index : load->indices)
+    out.region.push_back(Range{index, MakeConst(index.dtype(), 1)});
   return out;
 }
 
@@ -75,16 +73,16 @@ BlockRV Schedule::RFactor(LoopRV loop_rv, int factor_axis) {
   const StmtPath path = *FindBlockPath(func_, block.name);
   CheckReductionBlock(path, kPrimitive);
   if (std::string why; !IsStagePipeline(ScopePathOf(path), &why)) {
-    throw ScheduleError(kPrimitive, "the scope of block " + block.name +
-                                        " is not a stage pipeline: " + why);
+    throw ScheduleError(kPrimitive,
+                        "the scope of block " + block.name + " is not a stage pipeline: " + why);
   }
   if (rf_loop->for_kind != ForKind::kSerial) {
     throw ScheduleError(kPrimitive, "loop " + loop_name + " must be serial, but it is " +
                                         ForKindName(rf_loop->for_kind));
   }
   if (!IsConstInt(rf_loop->min, 0)) {
-    throw ScheduleError(kPrimitive, "loop " + loop_name +
-                                        " must start at 0 to index the rfactor buffer");
+    throw ScheduleError(kPrimitive,
+                        "loop " + loop_name + " must start at 0 to index the rfactor buffer");
   }
 
   // Step 2. Which loops the spatial and the reduction iter vars are bound to.
@@ -108,7 +106,8 @@ BlockRV Schedule::RFactor(LoopRV loop_rv, int factor_axis) {
   if (!reduce_loop_vars.count(rf_loop->loop_var.get())) {
     throw ScheduleError(kPrimitive, "loop " + loop_name +
                                         " is not a reduction loop: no reduction iter var of "
-                                        "block " + block.name + " is bound to it");
+                                        "block " +
+                                        block.name + " is bound to it");
   }
 
   // Step 3. The loops around the block, as TVM requires them: the block comes
@@ -128,9 +127,9 @@ BlockRV Schedule::RFactor(LoopRV loop_rv, int factor_axis) {
     const bool spatial = spatial_loop_vars.count(v) > 0;
     const bool reduce = reduce_loop_vars.count(v) > 0;
     if (spatial && reduce) {
-      throw ScheduleError(kPrimitive, "loop " + v->name +
-                                          " feeds both spatial and reduction iter vars of block " +
-                                          block.name);
+      throw ScheduleError(
+          kPrimitive,
+          "loop " + v->name + " feeds both spatial and reduction iter vars of block " + block.name);
     }
     if (reduce) {
       if (!met_reduction_loop && BlocksUnder(loop).size() != 1) {
@@ -141,8 +140,10 @@ BlockRV Schedule::RFactor(LoopRV loop_rv, int factor_axis) {
       met_reduction_loop = true;
     } else if (!spatial && met_reduction_loop && !IsConstInt(loop->extent, 1)) {
       throw ScheduleError(kPrimitive, "loop " + v->name + " feeds no iter var of block " +
-                                          block.name + " but lies, with extent above 1, under "
-                                          "its reduction loop " + outermost_reduction_loop);
+                                          block.name +
+                                          " but lies, with extent above 1, under "
+                                          "its reduction loop " +
+                                          outermost_reduction_loop);
     }
   }
   // The rfactor block runs before the outermost loop: no block after the
@@ -182,18 +183,16 @@ BlockRV Schedule::RFactor(LoopRV loop_rv, int factor_axis) {
   for (const BufferRegion& w : block.writes) {
     if (!w.buffer.same_as(buffer)) {
       throw ScheduleError(kPrimitive, "block " + block.name + " writes " + w.buffer.name() +
-                                          " besides the buffer it reduces into, " +
-                                          buffer.name());
+                                          " besides the buffer it reduces into, " + buffer.name());
     }
   }
   const int ndim = static_cast<int>(buffer.ndim());
   if (factor_axis < -(ndim + 1) || factor_axis > ndim) {
-    throw ScheduleError(kPrimitive, "factor_axis " + std::to_string(factor_axis) +
-                                        " is out of range: the output buffer " + buffer.name() +
-                                        " has " + std::to_string(ndim) +
-                                        " dimension(s), so factor_axis must be in [" +
-                                        std::to_string(-(ndim + 1)) + ", " +
-                                        std::to_string(ndim) + "]");
+    throw ScheduleError(kPrimitive,
+                        "factor_axis " + std::to_string(factor_axis) +
+                            " is out of range: the output buffer " + buffer.name() + " has " +
+                            std::to_string(ndim) + " dimension(s), so factor_axis must be in [" +
+                            std::to_string(-(ndim + 1)) + ", " + std::to_string(ndim) + "]");
   }
   const size_t axis = static_cast<size_t>(factor_axis < 0 ? factor_axis + ndim + 1 : factor_axis);
 
@@ -220,11 +219,29 @@ BlockRV Schedule::RFactor(LoopRV loop_rv, int factor_axis) {
   rf_block.iter_vars.push_back(rf_iter);
   rf_values.push_back(rf_loop->loop_var);
   VarMap loop_to_iter{{rf_var, rf_iter.var}};
+  // Which reduction iter vars are replaced: those bound to the rfactor loop
+  // and (unlike TVM, which keeps them and leaves two iter vars on one loop)
+  // those sharing a loop with a replaced one, so the binding stays affine.
+  std::vector<bool> replaced(block.iter_vars.size(), false);
+  std::unordered_set<const VarNode*> replaced_loops{rf_var};
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (size_t i = 0; i < block.iter_vars.size(); ++i) {
+      if (replaced[i] || block.iter_vars[i].iter_type != IterType::kCommReduce) continue;
+      std::vector<const VarNode*> vars = FreeVars(realize->iter_values[i]);
+      if (std::none_of(vars.begin(), vars.end(),
+                       [&](const VarNode* v) { return replaced_loops.count(v) > 0; })) {
+        continue;
+      }
+      replaced[i] = grew = true;
+      replaced_loops.insert(vars.begin(), vars.end());
+    }
+  }
   VarMap rf_map;  // old iter var -> its value in the rfactor block
   for (size_t i = 0; i < block.iter_vars.size(); ++i) {
     const IterVar& iv = block.iter_vars[i];
     const Expr& binding = realize->iter_values[i];
-    if (iv.iter_type == IterType::kDataPar || !UsesVarNode(binding, rf_var)) {
+    if (!replaced[i]) {
       rf_block.iter_vars.push_back(iv);
       rf_values.push_back(binding);
       continue;
@@ -243,14 +260,12 @@ BlockRV Schedule::RFactor(LoopRV loop_rv, int factor_axis) {
   }
   std::vector<Expr> rf_indices = parts.update->indices;
   rf_indices.insert(rf_indices.begin() + static_cast<std::ptrdiff_t>(axis), rf_iter.var);
-  const bool rf_reduces = std::any_of(rf_block.iter_vars.begin(), rf_block.iter_vars.end(),
-                                      [](const IterVar& iv) {
-                                        return iv.iter_type == IterType::kCommReduce;
-                                      });
+  const bool rf_reduces =
+      std::any_of(rf_block.iter_vars.begin(), rf_block.iter_vars.end(),
+                  [](const IterVar& iv) { return iv.iter_type == IterType::kCommReduce; });
   if (rf_reduces) {
     rf_block.body = Substitute(
-        BufferStore(rf_buffer,
-                    parts.reducer.Combine(BufferLoad(rf_buffer, rf_indices), parts.rhs),
+        BufferStore(rf_buffer, parts.reducer.Combine(BufferLoad(rf_buffer, rf_indices), parts.rhs),
                     rf_indices),
         rf_map);
     rf_block.init =
@@ -284,8 +299,8 @@ BlockRV Schedule::RFactor(LoopRV loop_rv, int factor_axis) {
                               MakeBlock(std::move(rf_block)));
   for (size_t l = loops.size(); l-- > 0;) {
     auto n = std::make_shared<ForNode>(*loops[l]);
-    n->loop_var = Var(std::static_pointer_cast<const VarNode>(
-        new_loop_vars.at(loops[l]->loop_var.get()).node()));
+    n->loop_var = Var(
+        std::static_pointer_cast<const VarNode>(new_loop_vars.at(loops[l]->loop_var.get()).node()));
     n->min = Substitute(loops[l]->min, new_loop_vars);
     n->extent = Substitute(loops[l]->extent, new_loop_vars);
     n->body = rf_nest;
@@ -356,7 +371,8 @@ BlockRV Schedule::RFactor(LoopRV loop_rv, int factor_axis) {
     }
   }
   const int scope = ScopeIndex(path);
-  const StmtPath in_scope(path.begin() + scope, path.begin() + static_cast<std::ptrdiff_t>(outer_at) + 1);
+  const StmtPath in_scope(path.begin() + scope,
+                          path.begin() + static_cast<std::ptrdiff_t>(outer_at) + 1);
   Stmt scope_realize = ReplaceAlongPath(in_scope, SeqStmt({rf_nest, rebuilt}));
   const auto* sr = scope_realize.as<BlockRealizeNode>();
   BlockNode scope_block = *sr->block.get();
@@ -376,7 +392,9 @@ namespace kinds {
 
 const InstructionKind& RFactor() {
   static const InstructionKind k{
-      "RFactor", /*is_pure=*/false, /*has_decision=*/false,
+      "RFactor",
+      /*is_pure=*/false,
+      /*has_decision=*/false,
       [](Schedule& sch, const std::vector<InstArg>& in, const nlohmann::json& attrs,
          const nlohmann::json*) -> std::vector<RVRef> {
         inst::ExpectInputs("RFactor", in, 1);
