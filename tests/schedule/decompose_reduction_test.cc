@@ -283,6 +283,32 @@ TEST(DecomposeReduction, RefusesALoopInsideAReductionLoop) {
   EXPECT_EQ(sch.trace().insts().size(), 2u);
 }
 
+TEST(DecomposeReduction, RefusesAnIfBetweenTheLoopAndTheBlock) {
+  PrimFunc f = ParseFunc(R"(# from tvm.script import tir as T
+
+@T.prim_func
+def main(A: T.Buffer((4, 4), "float32"), B: T.Buffer((4,), "float32")):
+    T.func_attr({"tir.noalias": T.bool(True)})
+    # with T.block("root"):
+    for i in range(4):
+        if i < 3:
+            for k in range(4):
+                with T.block("B"):
+                    v_i, v_k = T.axis.remap("SR", [i, k])
+                    T.reads(A[v_i, v_k])
+                    T.writes(B[v_i])
+                    with T.init():
+                        B[v_i] = T.float32(0.0)
+                    B[v_i] = B[v_i] + A[v_i, v_k]
+)");
+  Schedule sch(f);
+  BlockRV b = sch.GetBlock("B");
+  KILN_EXPECT_SCHEDULE_ERROR(sch.DecomposeReduction(b, sch.GetLoops(b)[0]),
+                             "an if statement lies between loop i and block B");
+  // Below the if there is nothing to lose.
+  ExpectDecomposes(f, "B", 1);
+}
+
 TEST(DecomposeReduction, RefusesABlockThatIsNotTheOnlyWriter) {
   PrimFunc f = ParseFunc(R"(# from tvm.script import tir as T
 

@@ -415,6 +415,28 @@ std::vector<Factor> Factors(std::vector<int64_t> v) {
   return out;
 }
 
+TEST(RFactor, RefusesAnUnboundLoopUnderTheReductionLoop) {
+  PrimFunc f = ParseFunc(R"(# from tvm.script import tir as T
+
+@T.prim_func
+def main(A: T.Buffer((4, 4), "float32"), B: T.Buffer((4,), "float32")):
+    T.func_attr({"tir.noalias": T.bool(True)})
+    # with T.block("root"):
+    for i, k, u in T.grid(4, 4, 2):
+        with T.block("B"):
+            v_i, v_k = T.axis.remap("SR", [i, k])
+            T.reads(A[v_i, v_k])
+            T.writes(B[v_i])
+            with T.init():
+                B[v_i] = T.float32(0.0)
+            B[v_i] = B[v_i] + A[v_i, v_k]
+)");
+  Schedule sch(f);
+  KILN_EXPECT_SCHEDULE_ERROR(sch.RFactor(sch.GetLoops(sch.GetBlock("B"))[1], 0),
+                             "loop u feeds no iter var of block B but lies, with extent above 1, "
+                             "under its reduction loop k");
+}
+
 TEST(RFactor, AfterSplitMatchesTheHandSplitGolden) {
   PrimFunc f = Matmul(8, 8, 8);
   Schedule sch(f);
