@@ -402,7 +402,6 @@ def main(A: T.Buffer((4, 4), "float32"), B: T.Buffer((4,), "float32")):
   ExpectRFactors(f, "B", 1, 0);
 }
 
-
 std::vector<Factor> Factors(std::vector<int64_t> v) {
   std::vector<Factor> out;
   for (int64_t f : v) {
