@@ -29,6 +29,7 @@ const std::vector<const InstructionKind*>& AllInstructionKinds() {
       &kinds::ReverseComputeAt(),
       &kinds::SampleComputeLocation(),
       &kinds::ComputeInline(),     &kinds::ReverseComputeInline(),
+      &kinds::DecomposeReduction(), &kinds::RFactor(),
   };
   return kinds;
 }

@@ -97,6 +97,12 @@ BlockRV Schedule::NewBlockRV(const std::string& block_name) {
   return BlockRV{static_cast<int>(symbols_.size()) - 1};
 }
 
+void Schedule::RenameBlockHandles(const std::string& from, const std::string& to) {
+  for (Symbol& s : symbols_) {
+    if (s.kind == RVKind::kBlock && s.block_name == from) s.block_name = to;
+  }
+}
+
 LoopRV Schedule::NewLoopRV(const Var& loop_var) {
   Symbol s{RVKind::kLoop, "", std::static_pointer_cast<const VarNode>(loop_var.node()),
            LoopMark::kNone, 0};

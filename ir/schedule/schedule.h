@@ -124,6 +124,9 @@ class Schedule {
   void SetBody(Stmt body) { func_.body = std::move(body); }
   void SetFunc(PrimFunc f) { func_ = std::move(f); }
   BlockRV NewBlockRV(const std::string& block_name);
+  // Re-points every block handle naming `from` at `to`, for a primitive that
+  // renames a block it keeps (decompose_reduction's "<name>_update").
+  void RenameBlockHandles(const std::string& from, const std::string& to);
   LoopRV NewLoopRV(const Var& loop_var);
   ExprRV NewExprRV(int64_t value);
   // A handle to the inline (true) or root (false) location mark

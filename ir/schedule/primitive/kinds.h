@@ -44,6 +44,10 @@ const InstructionKind& SampleComputeLocation();
 // compute_inline.cc, reverse_compute_inline.cc
 const InstructionKind& ComputeInline();
 const InstructionKind& ReverseComputeInline();
+// decompose_reduction.cc
+const InstructionKind& DecomposeReduction();
+// rfactor.cc
+const InstructionKind& RFactor();
 // enter_postproc.cc
 const InstructionKind& EnterPostproc();
 
