@@ -16,6 +16,10 @@ const InstructionKind& GetLoops();
 const InstructionKind& GetChildBlocks();
 const InstructionKind& GetProducers();
 const InstructionKind& GetConsumers();
+// blockize.cc
+const InstructionKind& Blockize();
+// transform_layout.cc
+const InstructionKind& TransformLayout();
 // enter_postproc.cc
 const InstructionKind& EnterPostproc();
 
