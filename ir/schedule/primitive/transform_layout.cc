@@ -30,18 +30,16 @@ class LayoutRewriter : public IRMutator {
  protected:
   Buffer VisitBuffer(const Buffer& b) override { return b.same_as(old_) ? new_ : b; }
 
+  // The base class would rebuild the access on the new buffer with the old
+  // indices, which does not type-check; remap them here instead.
   Expr VisitBufferLoad(const Expr& e, const BufferLoadNode* op) override {
-    Expr visited = IRMutator::VisitBufferLoad(e, op);
-    const auto* load = visited.as<BufferLoadNode>();
-    if (!load->buffer.same_as(new_) || !op->buffer.same_as(old_)) return visited;
-    return BufferLoad(new_, MapIndices(load->indices));
+    if (!op->buffer.same_as(old_)) return IRMutator::VisitBufferLoad(e, op);
+    return BufferLoad(new_, MapIndices(VisitAll(op->indices)));
   }
 
   Stmt VisitBufferStore(const Stmt& s, const BufferStoreNode* op) override {
-    Stmt visited = IRMutator::VisitBufferStore(s, op);
-    const auto* store = visited.as<BufferStoreNode>();
-    if (!op->buffer.same_as(old_)) return visited;
-    return BufferStore(new_, store->value, MapIndices(store->indices));
+    if (!op->buffer.same_as(old_)) return IRMutator::VisitBufferStore(s, op);
+    return BufferStore(new_, VisitExpr(op->value), MapIndices(VisitAll(op->indices)));
   }
 
   Block VisitBlock(const Block& b) override {
@@ -59,6 +57,12 @@ class LayoutRewriter : public IRMutator {
   }
 
  private:
+  std::vector<Expr> VisitAll(const std::vector<Expr>& v) {
+    std::vector<Expr> out;
+    for (const Expr& e : v) out.push_back(VisitExpr(e));
+    return out;
+  }
+
   std::vector<Expr> MapIndices(const std::vector<Expr>& indices) {
     for (const Expr& i : indices) {
       if (!i.dtype().is_scalar()) {
