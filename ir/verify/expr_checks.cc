@@ -65,7 +65,16 @@ void Verifier::VisitSelect(const SelectNode* op) {
 }
 
 void Verifier::VisitCall(const CallNode* op) {
-  IRVisitor::VisitCall(op);
+  bool guard = op->op == CallOp::kIfThenElse && op->args.size() == 3 && op->args[0].defined() &&
+               op->args[0].dtype().is_bool();
+  if (guard) {
+    // Unlike Select, only the taken branch is evaluated.
+    VisitExpr(op->args[0]);
+    VisitGuarded(op->args[0], /*holds=*/true, op->args[1]);
+    VisitGuarded(op->args[0], /*holds=*/false, op->args[2]);
+  } else {
+    IRVisitor::VisitCall(op);
+  }
   if (static_cast<int>(op->args.size()) != CallOpArity(op->op)) {
     ReportExpr(std::string("T.") + CallOpName(op->op) + " takes " +
                std::to_string(CallOpArity(op->op)) + " argument(s) but is given " +
@@ -149,19 +158,18 @@ void Verifier::CheckAccess(const Buffer& b, const std::vector<Expr>& indices, bo
   std::vector<ConstIntBound> idx;
   if (!IndexBounds(indices, &idx)) return;
   std::string what = std::string(is_store ? "store to" : "load from") + " buffer " + Q(b.name());
-  const Frame* frame = AccessFrame();
-  if (frame == nullptr || frame->allocs.count(b.get())) {
-    // Not governed by declared regions: only the buffer shape applies.
-    for (size_t d = 0; d < idx.size(); ++d) {
-      int64_t extent;
-      if (AsConstInt(b->shape[d], &extent) &&
-          (idx[d].min_value < 0 || idx[d].max_value >= extent)) {
-        ReportExpr(what + " reaches " + Slices(b.name(), idx) + " in dimension " +
-                   std::to_string(d) + ", outside the buffer's extent " + std::to_string(extent));
-      }
+  // Declared regions are descriptions and may exceed the buffer; the access
+  // itself must stay inside it.
+  for (size_t d = 0; d < idx.size(); ++d) {
+    int64_t extent;
+    if (AsConstInt(b->shape[d], &extent) && (idx[d].min_value < 0 || idx[d].max_value >= extent)) {
+      ReportExpr(what + " reaches " + Slices(b.name(), idx) + " in dimension " + std::to_string(d) +
+                 ", outside the buffer's extent " + std::to_string(extent));
+      return;
     }
-    return;
   }
+  const Frame* frame = AccessFrame();
+  if (frame == nullptr || frame->allocs.count(b.get())) return;  // no regions govern it
   const char* kind = is_store ? "write" : "read";
   std::vector<const Box*> boxes;
   for (const Box& box : is_store ? frame->writes : frame->reads) boxes.push_back(&box);
@@ -214,13 +222,6 @@ void Verifier::CheckRegion(const BufferRegion& r, const char* kind, std::vector<
         int64_t last;
         if (LastOf(mn.max_value, ext.max_value, &last)) {
           dim = ConstIntBound::Make(mn.min_value, last);
-        }
-        int64_t extent;
-        if (Finite(dim) && AsConstInt(r.buffer->shape[d], &extent) &&
-            (dim.min_value < 0 || dim.max_value >= extent)) {
-          Report(dw + " covers [" + std::to_string(dim.min_value) + ":" +
-                 std::to_string(dim.max_value + 1) + "], outside the buffer's extent " +
-                 std::to_string(extent));
         }
       }
     }

@@ -6,41 +6,6 @@
 
 namespace kiln::ir::verify_internal {
 
-namespace {
-
-// Structural equality with variables compared by identity. Only what block
-// predicates written by split actually contain is compared; anything else is
-// reported as different, which only makes the predicate less useful.
-bool SameExpr(const Expr& a, const Expr& b) {
-  if (a.same_as(b)) return true;
-  if (!a.defined() || !b.defined() || a.kind() != b.kind() || a.dtype() != b.dtype()) return false;
-  if (const auto* x = a.as<IntImmNode>()) return x->value == b.as<IntImmNode>()->value;
-  if (const auto* x = a.as<BinaryNode>()) {
-    const auto* y = b.as<BinaryNode>();
-    return SameExpr(x->a, y->a) && SameExpr(x->b, y->b);
-  }
-  if (const auto* x = a.as<CastNode>()) return SameExpr(x->value, b.as<CastNode>()->value);
-  return false;
-}
-
-// The comparison with its operands swapped: a < b is b > a.
-ExprKind Mirrored(ExprKind k) {
-  switch (k) {
-    case ExprKind::kLT:
-      return ExprKind::kGT;
-    case ExprKind::kGT:
-      return ExprKind::kLT;
-    case ExprKind::kLE:
-      return ExprKind::kGE;
-    case ExprKind::kGE:
-      return ExprKind::kLE;
-    default:
-      return k;
-  }
-}
-
-}  // namespace
-
 void Verifier::CheckStmt(const Stmt& s, const std::string& what) {
   if (!s.defined()) {
     Report(what + " is null");
@@ -91,13 +56,21 @@ void Verifier::VisitSeqStmt(const SeqStmtNode* op) {
 }
 
 void Verifier::VisitIfThenElse(const IfThenElseNode* op) {
-  if (CheckExpr(op->condition, "the condition of an if statement") &&
-      !op->condition.dtype().is_bool()) {
+  bool guard = CheckExpr(op->condition, "the condition of an if statement");
+  if (guard && !op->condition.dtype().is_bool()) {
     Report("the condition of an if statement has type " + op->condition.dtype().str() +
            "; it must be bool");
+    guard = false;
   }
+  std::vector<Narrowing> undo;
+  if (guard) Narrow(op->condition, /*holds=*/true, &undo);
   CheckStmt(op->then_case, "the then-branch of an if statement");
-  if (op->else_case.defined()) VisitStmt(op->else_case);
+  Restore(&undo);
+  if (op->else_case.defined()) {
+    if (guard) Narrow(op->condition, /*holds=*/false, &undo);
+    VisitStmt(op->else_case);
+    Restore(&undo);
+  }
 }
 
 void Verifier::VisitEvaluate(const EvaluateNode* op) {
@@ -207,44 +180,6 @@ void Verifier::VisitRealize(const BlockRealizeNode* op, bool is_root) {
   VisitBlockBody(b, is_root);
 }
 
-void Verifier::ApplyPredicate(const Expr& pred, const Expr& value, ConstIntBound* r) const {
-  const auto* bin = pred.as<BinaryNode>();
-  if (bin == nullptr) return;
-  if (bin->kind == ExprKind::kAnd) {
-    ApplyPredicate(bin->a, value, r);
-    ApplyPredicate(bin->b, value, r);
-    return;
-  }
-  if (!IsComparison(bin->kind)) return;
-  ExprKind k = bin->kind;
-  const Expr* other = nullptr;
-  if (SameExpr(bin->a, value)) {
-    other = &bin->b;
-  } else if (SameExpr(bin->b, value)) {
-    other = &bin->a;
-    k = Mirrored(k);  // so that it reads "value k other"
-  }
-  if (other == nullptr || !Boundable(*other)) return;
-  ConstIntBound o = analyzer_(*other);
-  if (!Finite(o)) return;
-  switch (k) {
-    case ExprKind::kLT:
-      r->max_value = std::min(r->max_value, o.max_value - 1);
-      break;
-    case ExprKind::kLE:
-      r->max_value = std::min(r->max_value, o.max_value);
-      break;
-    case ExprKind::kGT:
-      r->min_value = std::max(r->min_value, o.min_value + 1);
-      break;
-    case ExprKind::kGE:
-      r->min_value = std::max(r->min_value, o.min_value);
-      break;
-    default:
-      break;
-  }
-}
-
 void Verifier::CheckBindingRange(const BlockRealizeNode* op, size_t i, bool pred_ok) {
   const Expr& v = op->iter_values[i];
   const IterVar& iv = op->block->iter_vars[i];
@@ -352,6 +287,9 @@ void Verifier::VisitBlockBody(const BlockNode* b, bool is_root) {
   for (const Var& v : fresh) Undefine(v);
   for (const BufferNode* buf : frames_.back().allocs) declared_.erase(buf);
   frames_.pop_back();
+  for (const auto& w : b->writes) {
+    if (w.buffer.defined()) frames_.back().child_writes.insert(w.buffer.get());
+  }
 }
 
 void Verifier::CheckInit(const BlockNode* b, bool has_reduce) {
@@ -361,7 +299,10 @@ void Verifier::CheckInit(const BlockNode* b, bool has_reduce) {
         "reduction");
   }
   if (b->init || !has_reduce) return;
+  // frames_.back() is b's own frame; its parent holds b's earlier siblings.
+  const Frame& parent = frames_[frames_.size() - 2];
   for (const auto& w : b->writes) {
+    if (parent.child_writes.count(w.buffer.get())) continue;  // initialised by an earlier block
     for (const auto& r : b->reads) {
       if (w.buffer.defined() && w.buffer == r.buffer) {
         Report("the block reduces into buffer " + Q(w.buffer.name()) +

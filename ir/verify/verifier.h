@@ -51,6 +51,16 @@ struct Frame {
   bool has_init = false;  // a reduction may read back what it writes
   std::vector<Box> reads, writes;
   std::set<const BufferNode*> allocs;  // local to the block: not in its regions
+  // Buffers written by the child blocks visited so far: a reduction block
+  // without init may update what an earlier sibling initialised (the result
+  // of decompose_reduction).
+  std::set<const BufferNode*> child_writes;
+};
+
+// A variable range replaced while a guard is in force, to be put back.
+struct Narrowing {
+  Var var;
+  ConstIntBound old;
 };
 
 // One pass over a PrimFunc that collects every issue it finds. Scopes are
@@ -128,9 +138,20 @@ class Verifier : public IRVisitor {
   void VisitBlockRealize(const BlockRealizeNode* op) override;
   void VisitRealize(const BlockRealizeNode* op, bool is_root);
 
+  // ---- guards (guards.cc) -----------------------------------------------------
+
   // Lower / upper limits the predicate puts on `value` (conjuncts comparing
   // it with something boundable).
   void ApplyPredicate(const Expr& pred, const Expr& value, ConstIntBound* r) const;
+  // Narrows the ranges of the variables that cond (if `holds`) or its negation
+  // constrains, recording the old ranges in undo.
+  void Narrow(const Expr& cond, bool holds, std::vector<Narrowing>* undo);
+  // Narrows the variable in target (a variable plus a constant) by
+  // "target k other".
+  void NarrowBy(const Expr& target, ExprKind k, const Expr& other, std::vector<Narrowing>* undo);
+  void Restore(std::vector<Narrowing>* undo);
+  // Visits e with cond (or its negation) in force.
+  void VisitGuarded(const Expr& cond, bool holds, const Expr& e);
   void CheckBindingRange(const BlockRealizeNode* op, size_t i, bool pred_ok);
 
   // Returns true if the domain is clean (safe to bound).

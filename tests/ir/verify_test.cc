@@ -3,13 +3,19 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <functional>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "ir/error.h"
 #include "ir/functor.h"
 #include "ir/op.h"
+#include "ir/parser.h"
+#include "ir/workloads/suite.h"
 
 namespace kiln::ir {
 namespace {
@@ -124,6 +130,11 @@ void ExpectOne(const PrimFunc& f, const std::string& where, const std::string& p
   ASSERT_EQ(issues.size(), 1u) << Dump(issues);
   EXPECT_EQ(issues[0].where, where);
   EXPECT_THAT(issues[0].message, HasSubstr(part));
+}
+
+void ExpectClean(const PrimFunc& f) {
+  auto issues = VerifyFunc(f);
+  EXPECT_TRUE(issues.empty()) << Dump(issues);
 }
 
 // Some issue contains `part` (used where one fault causes follow-on issues).
@@ -503,6 +514,34 @@ TEST(VerifyTest, ReductionWithoutInit) {
             "has no init; add T.init");
 }
 
+TEST(VerifyTest, ReductionInitialisedByEarlierBlock) {
+  // decompose_reduction: C_init zeroes C, then C_update accumulates without
+  // an init of its own.
+  Matmul m;
+  auto build = [&](bool init_first) {
+    Var ii("ii"), jj("jj"), vii("vii"), vjj("vjj");
+    BlockNode init;
+    init.name = "C_init";
+    init.iter_vars = {IV(vii, 16), IV(vjj, 16)};
+    init.writes = {Region(m.C, {Pt(vii), Pt(vjj)})};
+    init.body = BufferStore(m.C, FloatImm(0), {vii, vjj});
+    Stmt zero = BlockRealize({ii, jj}, BoolImm(true), MakeBlock(std::move(init)));
+    zero = For(jj, IntImm(0), IntImm(16), ForKind::kSerial, zero);
+    zero = For(ii, IntImm(0), IntImm(16), ForKind::kSerial, zero);
+    PrimFunc update = m.Build([&](BlockNode& b) {
+      b.name = "C_update";
+      b.init.reset();
+      b.reads.push_back(Region(m.C, {Pt(m.vi), Pt(m.vj)}));
+    });
+    Stmt body = update.body.as<BlockRealizeNode>()->block->body;
+    return Func({m.A, m.B, m.C}, init_first ? SeqStmt({zero, body}) : SeqStmt({body, zero}));
+  };
+  ExpectClean(build(/*init_first=*/true));
+  ExpectOne(build(/*init_first=*/false), "block 'C_update'",
+            "the block reduces into buffer 'C' (which it also reads) over reduction iter vars but "
+            "has no init; add T.init");
+}
+
 TEST(VerifyTest, InitWithoutReductionIterVars) {
   Copy c;
   ExpectOne(c.Build([&](BlockNode& b) { b.init = BufferStore(c.B, FloatImm(0), {c.vi}); }),
@@ -544,13 +583,34 @@ TEST(VerifyTest, StoreWithoutWriteRegion) {
             "T.writes");
 }
 
-TEST(VerifyTest, RegionOutsideBufferShape) {
+TEST(VerifyTest, RegionPastBufferShapeIsAllowed) {
+  // Regions describe, they do not access: TVM's padding blocks declare
+  // regions past the buffer and guard the accesses.
+  Copy c;
+  auto issues = VerifyFunc(c.Build([&](BlockNode& b) {
+    b.reads = {Region(c.A, {Range{c.vi - 1, IntImm(3)}})};
+  }));
+  EXPECT_TRUE(issues.empty()) << Dump(issues);
+}
+
+TEST(VerifyTest, RegionWithNegativeExtent) {
   Copy c;
   ExpectSome(c.Build([&](BlockNode& b) {
-    b.reads = {Region(c.A, {Range{c.vi, IntImm(2)}})};
+    b.reads = {Region(c.A, {Range{c.vi, IntImm(-2)}})};
   }),
-             "block 'B': the read region of buffer 'A' in dimension 0 covers [0:65], outside the "
-             "buffer's extent 64");
+             "block 'B': the read region of buffer 'A' in dimension 0 has non-positive extent");
+}
+
+TEST(VerifyTest, AccessOutsideShapeInsideRegion) {
+  // The region covers A[vi + 1], the buffer does not.
+  Copy c;
+  ExpectOne(c.Build([&](BlockNode& b) {
+    b.reads = {Region(c.A, {Range{c.vi, IntImm(2)}})};
+    b.body = BufferStore(c.B, BufferLoad(c.A, {c.vi + 1}), {c.vi});
+  }),
+            "block 'B'",
+            "load from buffer 'A' reaches A[1:65] in dimension 0, outside the buffer's extent 64 "
+            "(in the value stored to buffer 'B')");
 }
 
 TEST(VerifyTest, AccessOutsideShapeOutsideBlocks) {
@@ -560,6 +620,149 @@ TEST(VerifyTest, AccessOutsideShapeOutsideBlocks) {
       Func({A}, For(i, IntImm(0), IntImm(5), ForKind::kSerial, BufferStore(A, FloatImm(0), {i}))),
       "block 'root'",
       "store to buffer 'A' reaches A[0:5] in dimension 0, outside the buffer's extent 4");
+}
+
+// ---- guarded accesses ---------------------------------------------------------------------------
+
+// P[vi] = value(vi) over 70 elements, padding A (64 elements) by 3 on each
+// side, as te.create_prim_func writes pad blocks: the read region is the
+// unguarded one, A[vi - 3], past both ends of A.
+struct Pad {
+  Buffer A{"A", f32, {IntImm(64)}};
+  Buffer P{"P", f32, {IntImm(70)}};
+  Var i{"i"};
+  Var vi{"vi"};
+  Range read = Pt(vi - 3);
+
+  Expr Load(int64_t shift = 3) { return BufferLoad(A, {vi - shift}); }
+  Expr InRange() { return IntImm(3) <= vi && vi < 67; }
+
+  PrimFunc Build(const std::function<Expr(Pad&)>& value) {
+    return BuildStmt([&](Pad& p) { return BufferStore(p.P, value(p), {p.vi}); });
+  }
+  PrimFunc BuildStmt(const std::function<Stmt(Pad&)>& body) {
+    BlockNode blk;
+    blk.name = "P";
+    blk.iter_vars = {IV(vi, 70)};
+    blk.reads = {Region(A, {read})};
+    blk.writes = {Region(P, {Pt(vi)})};
+    blk.body = body(*this);
+    Stmt realize = BlockRealize({i}, BoolImm(true), MakeBlock(std::move(blk)));
+    return Func({A, P}, For(i, IntImm(0), IntImm(70), ForKind::kSerial, realize));
+  }
+};
+
+TEST(VerifyGuardTest, IfThenElseGuardBoundsTheLoad) {
+  ExpectClean(Pad().Build([](Pad& p) { return IfThenElse(p.InRange(), p.Load(), FloatImm(0)); }));
+}
+
+TEST(VerifyGuardTest, FalseBranchUsesTheNegatedGuard) {
+  ExpectClean(Pad().Build(
+      [](Pad& p) { return IfThenElse(p.vi < 3 || IntImm(67) <= p.vi, FloatImm(0), p.Load()); }));
+  ExpectClean(Pad().Build([](Pad& p) { return IfThenElse(!p.InRange(), FloatImm(0), p.Load()); }));
+}
+
+TEST(VerifyGuardTest, GuardOnShiftedVariable) {
+  ExpectClean(Pad().Build(
+      [](Pad& p) { return IfThenElse(p.vi - 3 >= 0 && p.vi - 3 < 64, p.Load(), FloatImm(0)); }));
+}
+
+TEST(VerifyGuardTest, IfStatementGuardsBothBranches) {
+  ExpectClean(Pad().BuildStmt([](Pad& p) {
+    return IfThenElseStmt(p.InRange(), BufferStore(p.P, p.Load(), {p.vi}),
+                          BufferStore(p.P, FloatImm(0), {p.vi}));
+  }));
+  ExpectClean(Pad().BuildStmt([](Pad& p) {
+    return IfThenElseStmt(!p.InRange(), BufferStore(p.P, FloatImm(0), {p.vi}),
+                          BufferStore(p.P, p.Load(), {p.vi}));
+  }));
+  // The guard is gone after the if.
+  Pad p;
+  ExpectOne(p.BuildStmt([](Pad& p) {
+    return SeqStmt({IfThenElseStmt(p.InRange(), BufferStore(p.P, p.Load(), {p.vi})),
+                    BufferStore(p.P, p.Load(), {p.vi})});
+  }),
+            "block 'P'",
+            "load from buffer 'A' reaches A[-3:67] in dimension 0, outside the buffer's extent 64 "
+            "(in the value stored to buffer 'P')");
+}
+
+TEST(VerifyGuardTest, UnguardedLoadIsReported) {
+  ExpectOne(Pad().Build([](Pad& p) { return p.Load(); }), "block 'P'",
+            "load from buffer 'A' reaches A[-3:67] in dimension 0, outside the buffer's extent 64 "
+            "(in the value stored to buffer 'P')");
+}
+
+TEST(VerifyGuardTest, GuardThatDoesNotCoverTheLoadIsReported) {
+  ExpectOne(Pad().Build([](Pad& p) {
+    return IfThenElse(IntImm(1) <= p.vi && p.vi < 67, p.Load(), FloatImm(0));
+  }),
+            "block 'P'",
+            "load from buffer 'A' reaches A[-2:64] in dimension 0, outside the buffer's extent 64");
+  // The guard holds in the true branch only.
+  ExpectOne(Pad().Build([](Pad& p) { return IfThenElse(p.InRange(), FloatImm(0), p.Load()); }),
+            "block 'P'",
+            "load from buffer 'A' reaches A[-3:67] in dimension 0, outside the buffer's extent 64");
+  // A disjunction holding says nothing about either side.
+  ExpectOne(Pad().Build([](Pad& p) {
+    return IfThenElse(IntImm(3) <= p.vi || p.vi < 67, p.Load(), FloatImm(0));
+  }),
+            "block 'P'",
+            "load from buffer 'A' reaches A[-3:67] in dimension 0, outside the buffer's extent 64");
+}
+
+TEST(VerifyGuardTest, SelectDoesNotNarrow) {
+  // Select evaluates both operands, so its condition guards nothing.
+  ExpectOne(Pad().Build([](Pad& p) { return Select(p.InRange(), p.Load(), FloatImm(0)); }),
+            "block 'P'",
+            "load from buffer 'A' reaches A[-3:67] in dimension 0, outside the buffer's extent 64");
+}
+
+TEST(VerifyGuardTest, RegionCheckUsesTheGuard) {
+  // Only the guarded range A[0:64] is read, so declaring just that is enough.
+  auto with_region = [](int64_t declared) {
+    Pad p;
+    p.read = Range{IntImm(0), IntImm(declared)};
+    return p.Build([](Pad& p) { return IfThenElse(p.InRange(), p.Load(), FloatImm(0)); });
+  };
+  ExpectClean(with_region(64));
+  ExpectOne(with_region(32), "block 'P'",
+            "load from buffer 'A' reaches A[0:64], outside the block's read region(s) A[0:32]");
+}
+
+// ---- the workload suite -------------------------------------------------------------------------
+
+std::string ReadText(const std::filesystem::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+TEST(VerifySuiteTest, WorkloadFilesVerifyClean) {
+  std::filesystem::path dir = std::filesystem::path(KILN_SOURCE_DIR) / "configs/workloads";
+  ASSERT_TRUE(std::filesystem::is_directory(dir)) << dir << " is missing";
+  std::vector<std::filesystem::path> files;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    if (e.path().extension() == ".py") files.push_back(e.path());
+  }
+  std::sort(files.begin(), files.end());
+  ASSERT_GE(files.size(), 10u);
+  for (const auto& path : files) {
+    SCOPED_TRACE(path.filename().string());
+    PrimFunc f;
+    ASSERT_NO_THROW(f = ParseFunc(ReadText(path), path.filename().string()));
+    ExpectClean(f);
+  }
+}
+
+TEST(VerifySuiteTest, SuiteWorkloadsVerifyClean) {
+  auto configs = SuiteConfigs();
+  ASSERT_FALSE(configs.empty());
+  for (const auto& c : configs) {
+    SCOPED_TRACE(c.name + "_" + std::to_string(c.index));
+    ExpectClean(MakeWorkload(c.name, c.index));
+  }
 }
 
 // ---- 11. loops ----------------------------------------------------------------------------------
