@@ -181,120 +181,117 @@ BlockRV Schedule::Blockize(LoopRV loop_rv, bool preserve_unit_iters) {
     }
   }
 
-  // Iterators and bindings of both blocks, and the substitution of the
-  // original iterators.
-  std::vector<IterVar> outer_iters, inner_iters;
+  // The outer block's iterators and bindings, and the inner block's new
+  // bindings: v = v_o * inner_extent + (inner part) + base. The inner block
+  // keeps its iterators and body, and receives the outer values through its
+  // bindings (a block sees only its own iterators).
+  std::vector<IterVar> outer_iters;
   std::vector<Expr> outer_bindings, inner_bindings;
-  VarMap subst;
+  // For the outer block's regions: v in terms of v_o and a stand-in for the
+  // inner part ranging over its domain.
+  VarMap relax_subst;
+  arith::IntSetMap inner_dom;
   for (size_t i = 0; i < block.iter_vars.size(); ++i) {
     const IterVar& iv = block.iter_vars[i];
     const IterDivision& d = division[i];
-    IterVar o{Var(iv.var.name() + "_o", iv.var.dtype()), d.outer_dom, iv.iter_type};
+    DataType t = iv.var.dtype();
+    IterVar o{Var(iv.var.name() + "_o", t), d.outer_dom, iv.iter_type};
     outer_iters.push_back(o);
     outer_bindings.push_back(d.outer);
     bool unit_outer = IsConstInt(d.outer_dom.extent, 1);
-    Expr sub;
+    Expr binding, relaxed;
     if (IsConstInt(d.inner_dom.extent, 1)) {
-      sub = unit_outer && !preserve_unit_iters ? IntImm(0, iv.var.dtype()) : Expr(o.var);
+      binding = unit_outer && !preserve_unit_iters ? IntImm(0, t) : Expr(o.var);
+      relaxed = binding;
     } else {
-      IterVar in{Var(iv.var.name() + "_i", iv.var.dtype()), d.inner_dom, iv.iter_type};
-      inner_iters.push_back(in);
-      inner_bindings.push_back(d.inner);
-      an.Bind(in.var, in.dom);
-      sub = unit_outer ? Expr(in.var) : o.var * d.inner_dom.extent + in.var;
+      Var part(iv.var.name() + "_i", t);
+      inner_dom[part.get()] = arith::IntervalSet::FromRange(d.inner_dom, &an);
+      binding = unit_outer ? d.inner : o.var * d.inner_dom.extent + d.inner;
+      relaxed = unit_outer ? Expr(part) : o.var * d.inner_dom.extent + part;
     }
-    if (!IsConstInt(d.base, 0)) sub = sub + d.base;
-    subst[iv.var.get()] = sub;
+    if (!IsConstInt(d.base, 0)) {
+      binding = binding + d.base;
+      relaxed = relaxed + d.base;
+    }
+    inner_bindings.push_back(binding);
+    relax_subst[iv.var.get()] = relaxed;
   }
 
-  SimplifyingSubstituter substituter(subst, &an);
-  Stmt substituted = substituter.VisitStmt(cur);
-  const BlockNode& bs = *substituted.as<BlockRealizeNode>()->block.get();
-
-  // The inner block: new iterators, no init (it moves to the outer block);
-  // if a reduction iterator went outside, it also reads what it writes.
+  // The inner block: no init (it moves to the outer block); if a reduction
+  // iterator went outside, it also reads what it writes.
   bool outer_reduction =
-      bs.init && std::any_of(outer_iters.begin(), outer_iters.end(), [](const IterVar& v) {
+      block.init && std::any_of(outer_iters.begin(), outer_iters.end(), [](const IterVar& v) {
         return v.iter_type == IterType::kCommReduce;
       });
-  BlockNode inner_node = bs;
-  inner_node.iter_vars = inner_iters;
+  BlockNode inner_node = block;
   inner_node.init.reset();
   if (outer_reduction) {
-    inner_node.reads = bs.writes;
-    inner_node.reads.insert(inner_node.reads.end(), bs.reads.begin(), bs.reads.end());
+    inner_node.reads = block.writes;
+    inner_node.reads.insert(inner_node.reads.end(), block.reads.begin(), block.reads.end());
   }
-  Stmt inner_realize = BlockRealize(inner_bindings, inner_pred.defined() ? inner_pred : BoolImm(true),
-                                    MakeBlock(std::move(inner_node)));
-  auto loop_nest = [&](Stmt body, const std::vector<const ForNode*>& loops) {
-    for (auto it = loops.rbegin(); it != loops.rend(); ++it) {
-      const ForNode* l = *it;
-      body = For(l->loop_var, l->min, l->extent, l->for_kind, body, l->thread_tag, l->annotations);
+  Expr inner_predicate = inner_pred.defined() ? inner_pred : BoolImm(true);
+  Stmt inner_realize = BlockRealize(inner_bindings, inner_predicate, MakeBlock(std::move(inner_node)));
+  Stmt outer_body = inner_realize;
+  for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+    const ForNode* l = *it;
+    outer_body = For(l->loop_var, l->min, l->extent, l->for_kind, outer_body, l->thread_tag,
+                     l->annotations);
+  }
+
+  auto substitute_regions = [&](const std::vector<BufferRegion>& regions) {
+    std::vector<BufferRegion> out;
+    SimplifyingSubstituter sub(relax_subst, &an);
+    for (const BufferRegion& r : regions) {
+      BufferRegion nr{r.buffer, {}};
+      for (const Range& rg : r.region) nr.region.push_back({sub.VisitExpr(rg.min), sub.VisitExpr(rg.extent)});
+      out.push_back(std::move(nr));
     }
-    return body;
+    return Relax(out, inner_dom, &an);
   };
-  Stmt outer_body = loop_nest(inner_realize, chain);
-
-  arith::IntSetMap inner_dom;
-  for (const IterVar& iv : inner_iters) inner_dom[iv.var.get()] = arith::IntervalSet::FromRange(iv.dom, &an);
-
   BlockNode outer_node;
   outer_node.name = outer_name;
   outer_node.iter_vars = outer_iters;
-  outer_node.reads = Relax(bs.reads, inner_dom, &an);
-  outer_node.writes = Relax(bs.writes, inner_dom, &an);
+  outer_node.reads = substitute_regions(block.reads);
+  outer_node.writes = substitute_regions(block.writes);
   outer_node.body = outer_body;
-  if (bs.init) {
-    // The init runs over the spatial inner iterators it uses, under fresh
-    // copies of the loops they are bound to.
+  if (block.init) {
+    // The init runs over the spatial iterators it uses, bound as the inner
+    // block binds them, under fresh copies of the loops those bindings use.
     VarMap init_subst;
     BlockNode init_node;
     init_node.name = init_name;
     std::vector<Expr> init_bindings;
-    for (size_t i = 0; i < inner_iters.size(); ++i) {
-      const IterVar& iv = inner_iters[i];
+    for (size_t i = 0; i < block.iter_vars.size(); ++i) {
+      const IterVar& iv = block.iter_vars[i];
       if (iv.iter_type != IterType::kDataPar) continue;
-      if (!UsesVar(*bs.init, [&](const VarNode* v) { return v == iv.var.get(); })) continue;
+      if (!UsesVar(*block.init, [&](const VarNode* v) { return v == iv.var.get(); })) continue;
       IterVar copy{Var(iv.var.name() + "_init", iv.var.dtype()), iv.dom, iv.iter_type};
       init_subst[iv.var.get()] = copy.var;
       init_node.iter_vars.push_back(copy);
       init_bindings.push_back(inner_bindings[i]);
     }
-    init_node.writes = bs.writes;
-    init_node.body = *bs.init;
-    Stmt init = BlockRealize(init_bindings, inner_pred.defined() ? inner_pred : BoolImm(true),
-                             MakeBlock(std::move(init_node)));
+    init_node.writes = block.writes;
+    init_node.body = *block.init;
+    Stmt init = BlockRealize(init_bindings, inner_predicate, MakeBlock(std::move(init_node)));
     std::vector<const ForNode*> init_loops;
     for (const ForNode* l : chain) {
-      bool used = std::any_of(init_bindings.begin(), init_bindings.end(), [&](const Expr& b) {
-        return UsesVar(b, [&](const VarNode* v) { return v == l->loop_var.get(); });
-      });
-      if (inner_pred.defined()) {
-        used = used || UsesVar(inner_pred, [&](const VarNode* v) { return v == l->loop_var.get(); });
+      auto uses_loop = [&](const Expr& e) {
+        return UsesVar(e, [&](const VarNode* v) { return v == l->loop_var.get(); });
+      };
+      if (std::none_of(init_bindings.begin(), init_bindings.end(), uses_loop) &&
+          !uses_loop(inner_predicate)) {
+        continue;
       }
-      if (!used) continue;
       init_loops.push_back(l);
       init_subst[l->loop_var.get()] = Var(l->loop_var.name(), l->loop_var.dtype());
     }
+    init = Substitute(init, init_subst);
     for (auto it = init_loops.rbegin(); it != init_loops.rend(); ++it) {
       const ForNode* l = *it;
-      init = For(l->loop_var, l->min, l->extent, l->for_kind, init, l->thread_tag, l->annotations);
+      Var fresh(std::static_pointer_cast<const VarNode>(init_subst.at(l->loop_var.get()).node()));
+      init = For(fresh, l->min, l->extent, l->for_kind, init, l->thread_tag, l->annotations);
     }
-    // Substitute renames the loop uses; the loop definitions are renamed by
-    // rebuilding each loop with its fresh variable.
-    init = Substitute(init, init_subst);
-    struct LoopRenamer : IRMutator {
-      const VarMap* map;
-      Stmt VisitFor(const Stmt& s, const ForNode* op) override {
-        Stmt body = VisitStmt(op->body);
-        auto it = map->find(op->loop_var.get());
-        if (it == map->end()) return IRMutator::VisitFor(s, op);
-        return For(Var(std::static_pointer_cast<const VarNode>(it->second.node())), op->min,
-                   op->extent, op->for_kind, body, op->thread_tag, op->annotations);
-      }
-    } renamer;
-    renamer.map = &init_subst;
-    outer_node.init = renamer.VisitStmt(init);
+    outer_node.init = init;
   }
   Stmt outer_realize = BlockRealize(outer_bindings, outer_pred.defined() ? outer_pred : BoolImm(true),
                                     MakeBlock(std::move(outer_node)));
