@@ -158,7 +158,14 @@ BlockRV Schedule::Blockize(LoopRV loop_rv, bool preserve_unit_iters) {
     for (size_t i = 0; i < sd.indices.size(); ++i) {
       const arith::DividedIndex& d = sd.indices[i];
       DataType t = block.iter_vars[i].var.dtype();
-      division.push_back({d.outer, d.inner, d.base, FromZero(d.outer_extent, t),
+      Expr outer = d.outer;
+      // The division drops unit loops; a binding that is such a loop keeps
+      // it when unit iterators are preserved, as in TVM.
+      const auto* v = realize->iter_values[i].as<VarNode>();
+      if (preserve_unit_iters && d.outer_extent == 1 && v != nullptr && outer_set.count(v)) {
+        outer = realize->iter_values[i];
+      }
+      division.push_back({outer, d.inner, d.base, FromZero(d.outer_extent, t),
                           FromZero(d.inner_extent, t)});
     }
   } else {
