@@ -128,6 +128,10 @@ IndexMap IndexMap::Inverse(const std::vector<Expr>& shape, arith::Analyzer* anal
   arith::IterMapResult r = arith::DetectIterMap(final_indices, iters, BoolImm(true),
                                                 arith::IterMapLevel::kBijective, analyzer);
   std::vector<Expr> new_shape = MapShape(shape, analyzer);
+  // The new indices' ranges are facts about the inverse only: keep them out
+  // of the caller's analyzer.
+  arith::Analyzer local = *analyzer;
+  analyzer = &local;
 
   IndexMap inv;
   for (size_t j = 0; j < final_indices.size(); ++j) {

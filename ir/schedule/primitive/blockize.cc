@@ -3,9 +3,14 @@
 // tensorize).
 //
 // The inner block's bindings are divided (arith::SubspaceDivide) into a part
-// over the loops outside `loop`, which become the outer block's iterators,
-// and a part over `loop` and the loops below it, which stay with the inner
-// block: an original iterator v becomes v_o * inner_extent + v_i.
+// over the loops outside `loop`, which become the outer block's iterators
+// v_o, and a part over `loop` and the loops below it. Unlike TVM, which gives
+// the inner block fresh iterators v_i and rewrites its body with
+// v = v_o * extent + v_i, Kiln keeps the inner block's iterators and body and
+// binds v = v_o * extent + (inner part): a block may only read its own
+// iterators, so the outer values must come in through bindings. The regions,
+// the init (moved to the outer block as a "<block>_init" block) and the
+// iterator kinds follow TVM.
 #include <algorithm>
 #include <nlohmann/json.hpp>
 #include <unordered_set>
