@@ -588,16 +588,33 @@ class BindingSimplifier : public IRMutator {
     std::vector<Expr> values;
     bool changed = false;
     for (const Expr& v : r->iter_values) {
-      Expr nv = an_.Simplify(preserve_ ? v : Substitute(v, unit_));
-      // Keep the original node when simplification changes nothing.
-      if (StructuralEqual(nv, v)) nv = v;
+      Expr nv = SimplifySide(v);
       changed = changed || !nv.same_as(v);
       values.push_back(nv);
     }
+    Expr pred = r->predicate.defined() ? SimplifyPredicate(r->predicate) : r->predicate;
+    changed = changed || !pred.same_as(r->predicate);
     if (!changed) return visited;
     auto n = std::make_shared<BlockRealizeNode>(*r);
     n->iter_values = std::move(values);
+    n->predicate = std::move(pred);
     return Stmt(std::move(n));
+  }
+
+  // Each side of each compared conjunct is simplified as the bindings are,
+  // so that a guard `binding < extent` stays literally about the binding.
+  Expr SimplifyPredicate(const Expr& e) {
+    const auto* b = e.as<BinaryNode>();
+    if (b == nullptr || (e.kind() != ExprKind::kAnd && !IsComparison(e.kind()))) return e;
+    Expr x = e.kind() == ExprKind::kAnd ? SimplifyPredicate(b->a) : SimplifySide(b->a);
+    Expr y = e.kind() == ExprKind::kAnd ? SimplifyPredicate(b->b) : SimplifySide(b->b);
+    if (x.same_as(b->a) && y.same_as(b->b)) return e;
+    return Binary(e.kind(), x, y);
+  }
+
+  Expr SimplifySide(const Expr& v) {
+    Expr nv = an_.Simplify(preserve_ ? v : Substitute(v, unit_));
+    return StructuralEqual(nv, v) ? v : nv;
   }
 
  private:

@@ -102,7 +102,8 @@ bool IsAncestorLoop(const ForNode* outer, const StmtPath& inner_path);
 
 // Simplifies the iter_values of every block under `s` (arith Simplify, with
 // the ranges of outer_loops and of the loops inside `s`), as loop primitives
-// do after substituting loop variables. Unless preserve_unit_iters, loops of
+// do after substituting loop variables; both sides of the comparisons in
+// block predicates are simplified alike. Unless preserve_unit_iters, loops of
 // extent 1 are replaced by their minimum in the bindings first.
 Stmt SimplifyBlockBindings(const Stmt& s, const std::vector<std::pair<Var, Range>>& outer_loops,
                            bool preserve_unit_iters);

@@ -1,0 +1,201 @@
+// split: one loop becomes a nest of loops whose extents are the factors.
+//
+// The old loop variable is replaced by i_0 * (f1 * ... ) + ... + i_{n-1} in
+// everything under the loop; when the factors' product exceeds the extent the
+// blocks directly below get the predicate `<substituted> < extent` so that no
+// extra iteration runs (unless predication is disabled by the caller).
+#include <string>
+
+#include "ir/arith/analyzer.h"
+#include "ir/functor.h"
+#include "ir/op.h"
+#include "ir/printer.h"
+#include "ir/schedule/analysis.h"
+#include "ir/schedule/inst_args.h"
+#include "ir/schedule/primitive/kinds.h"
+#include "ir/schedule/schedule.h"
+#include "ir/substitute.h"
+
+namespace kiln::ir {
+
+namespace {
+
+constexpr const char* kPrimitive = "split";
+
+// Conjoins `pred` to the predicate of each BlockRealize directly under a
+// statement (not those nested inside blocks).
+class PredicateAppender : public IRMutator {
+ public:
+  explicit PredicateAppender(Expr pred) : pred_(std::move(pred)) {}
+
+ protected:
+  Stmt VisitBlockRealize(const Stmt&, const BlockRealizeNode* op) override {
+    auto n = std::make_shared<BlockRealizeNode>(*op);
+    n->predicate = !op->predicate.defined() || IsConstInt(op->predicate, 1)
+                       ? pred_
+                       : And(op->predicate, pred_);
+    return Stmt(std::move(n));
+  }
+
+ private:
+  Expr pred_;
+};
+
+}  // namespace
+
+std::vector<LoopRV> Schedule::Split(LoopRV loop_rv, const std::vector<Factor>& factors,
+                                    bool preserve_unit_iters, bool disable_predication) {
+  const ForNode& loop = Get(loop_rv);
+  StmtPath path = PathOf(loop_rv);
+  const std::string name = loop.loop_var.name();
+  const DataType dtype = loop.loop_var.dtype();
+  if (factors.empty()) {
+    throw ScheduleError(kPrimitive, "no factors given for loop " + name);
+  }
+  if (!loop.annotations.empty() || loop.for_kind == ForKind::kThreadBinding) {
+    throw ScheduleError(kPrimitive, "loop " + name +
+                                        " has annotations or a thread binding; split it before "
+                                        "annotating or binding it");
+  }
+  arith::Analyzer an;
+  for (const auto& [v, r] : AllLoopsAbove(path)) an.Bind(v, r);
+  if (!an.CanProve(EQ(loop.min, IntImm(0, loop.min.dtype())))) {
+    throw ScheduleError(kPrimitive, "loop " + name + " starts at " + ToText(loop.min) +
+                                        "; only loops starting at 0 can be split");
+  }
+
+  // Resolve the factors: constants and sampled values; at most one inferred.
+  int infer_index = -1;
+  std::vector<Expr> values(factors.size());
+  Expr known_product = IntImm(1, dtype);
+  for (size_t i = 0; i < factors.size(); ++i) {
+    int64_t v = 0;
+    if (std::holds_alternative<std::monostate>(factors[i])) {
+      if (infer_index >= 0) {
+        throw ScheduleError(kPrimitive, "only one factor can be None (inferred); factors " +
+                                            std::to_string(infer_index) + " and " +
+                                            std::to_string(i) + " both are");
+      }
+      infer_index = static_cast<int>(i);
+      continue;
+    }
+    v = std::holds_alternative<int64_t>(factors[i]) ? std::get<int64_t>(factors[i])
+                                                    : Get(std::get<ExprRV>(factors[i]));
+    if (v == -1) {
+      if (infer_index >= 0) {
+        throw ScheduleError(kPrimitive, "only one factor can be None (inferred); factors " +
+                                            std::to_string(infer_index) + " and " +
+                                            std::to_string(i) + " both are");
+      }
+      infer_index = static_cast<int>(i);
+      continue;
+    }
+    if (v <= 0) {
+      throw ScheduleError(kPrimitive, "factor " + std::to_string(i) + " of loop " + name + " is " +
+                                          std::to_string(v) + "; factors must be positive");
+    }
+    values[i] = IntImm(v, dtype);
+    known_product = an.Simplify(known_product * values[i]);
+  }
+  Expr extent = an.Simplify(loop.extent);
+  if (infer_index >= 0) {
+    values[infer_index] = an.Simplify(FloorDiv(extent + known_product - 1, known_product));
+  } else if (!an.CanProve(GE(known_product, extent))) {
+    throw ScheduleError(kPrimitive, "the product of factors (" + ToText(known_product) +
+                                        ") is less than the extent of loop " + name + " (" +
+                                        ToText(extent) + ")");
+  }
+
+  // The new loop variables and the value that replaces the old one.
+  std::vector<Var> vars;
+  Expr substitute;
+  for (size_t i = 0; i < values.size(); ++i) {
+    Var v(name + "_" + std::to_string(i), dtype);
+    vars.push_back(v);
+    an.Bind(v, Range{IntImm(0, dtype), values[i]});
+    // A unit factor contributes nothing unless unit iterators are preserved.
+    if (!preserve_unit_iters && IsConstInt(values[i], 1)) continue;
+    substitute = substitute.defined() ? substitute * values[i] + v : Expr(v);
+  }
+  if (!substitute.defined()) substitute = IntImm(0, dtype);
+
+  Stmt body = Substitute(loop.body, VarMap{{loop.loop_var.get(), substitute}});
+  Expr predicate = LT(substitute, extent);
+  if (!disable_predication && !an.CanProve(predicate)) {
+    PredicateAppender appender(predicate);
+    body = appender.VisitStmt(body);
+  }
+  for (size_t i = vars.size(); i-- > 0;) {
+    body = For(vars[i], IntImm(0, dtype), values[i], ForKind::kSerial, body);
+  }
+  body = SimplifyBlockBindings(body, AllLoopsAbove(path), preserve_unit_iters);
+  SetBody(ReplaceAlongPath(path, body));
+
+  std::vector<LoopRV> out;
+  std::vector<RVRef> refs;
+  for (const Var& v : vars) {
+    out.push_back(NewLoopRV(v));
+    refs.push_back(out.back().ref());
+  }
+  std::vector<InstArg> inputs{InstArg::Of(loop_rv.ref())};
+  for (const Factor& f : factors) {
+    if (std::holds_alternative<std::monostate>(f)) {
+      inputs.push_back(InstArg::None());
+    } else if (std::holds_alternative<int64_t>(f)) {
+      inputs.push_back(InstArg::Int(std::get<int64_t>(f)));
+    } else {
+      inputs.push_back(InstArg::Of(std::get<ExprRV>(f).ref()));
+    }
+  }
+  Record("Split", std::move(inputs),
+         nlohmann::json::array({preserve_unit_iters ? 1 : 0, disable_predication ? 1 : 0}), refs);
+  return out;
+}
+
+namespace kinds {
+
+const InstructionKind& Split() {
+  static const InstructionKind k{
+      "Split",
+      /*is_pure=*/false,
+      /*has_decision=*/false,
+      [](Schedule& sch, const std::vector<InstArg>& in, const nlohmann::json& attrs,
+         const nlohmann::json*) -> std::vector<RVRef> {
+        const std::string kind = "Split";
+        if (in.size() < 2) inst::Fail(kind, "expected a loop and at least one factor");
+        inst::ExpectAttrs(kind, attrs, 2);
+        std::vector<Factor> factors;
+        for (size_t i = 1; i < in.size(); ++i) {
+          switch (in[i].kind) {
+            case InstArg::Kind::kNone:
+              factors.emplace_back(std::monostate{});
+              break;
+            case InstArg::Kind::kInt:
+              factors.emplace_back(in[i].i);
+              break;
+            default:
+              factors.emplace_back(inst::Expr(kind, in, i));
+              break;
+          }
+        }
+        std::vector<RVRef> out;
+        for (LoopRV l : sch.Split(inst::Loop(kind, in, 0), factors, inst::AttrBool(kind, attrs, 0),
+                                  inst::AttrBool(kind, attrs, 1))) {
+          out.push_back(l.ref());
+        }
+        return out;
+      },
+      [](const std::vector<std::string>& in, const std::vector<std::string>& out,
+         const nlohmann::json& attrs, const nlohmann::json*) {
+        std::vector<std::string> factors(in.begin() + 1, in.end());
+        return inst::PyAssign(out) + "sch.split(loop=" + in[0] +
+               ", factors=" + inst::PyList(factors) +
+               ", preserve_unit_iters=" + inst::PyBool(inst::AttrBool("Split", attrs, 0)) +
+               ", disable_predication=" + inst::PyBool(inst::AttrBool("Split", attrs, 1)) + ")";
+      },
+      nullptr};
+  return k;
+}
+
+}  // namespace kinds
+}  // namespace kiln::ir
