@@ -23,7 +23,8 @@ arith::IntSetMap BoxDomain(const std::vector<Var>& vars, const std::vector<Expr>
                            arith::Analyzer* an) {
   arith::IntSetMap dom;
   for (size_t k = 0; k < vars.size(); ++k) {
-    dom[vars[k].get()] = arith::IntervalSet::FromRange(Range{IntImm(0, shape[k].dtype()), shape[k]}, an);
+    dom[vars[k].get()] =
+        arith::IntervalSet::FromRange(Range{IntImm(0, shape[k].dtype()), shape[k]}, an);
   }
   return dom;
 }

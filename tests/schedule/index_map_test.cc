@@ -104,11 +104,11 @@ TEST(IndexMap, DecidesBijectivity) {
   EXPECT_EQ(reason("lambda i, j: (i // 4, j, i % 4)", {16, 8}), "");
   EXPECT_EQ(reason("lambda i, j: (j, i)", {3, 5}), "");
   EXPECT_EQ(reason("lambda i, j: (i * 8 + j,)", {4, 8}), "");
-  EXPECT_NE(reason("lambda i, j: (i // 2, j)", {16, 8}), "");   // drops a digit
-  EXPECT_NE(reason("lambda i, j: (i, i)", {16, 8}), "");        // drops j, repeats i
+  EXPECT_NE(reason("lambda i, j: (i // 2, j)", {16, 8}), "");        // drops a digit
+  EXPECT_NE(reason("lambda i, j: (i, i)", {16, 8}), "");             // drops j, repeats i
   EXPECT_NE(reason("lambda i, j: (i // 3, j, i % 3)", {8, 8}), "");  // padding
-  EXPECT_NE(reason("lambda i, j: (i + 1, j)", {8, 8}), "");     // offset
-  EXPECT_NE(reason("lambda i: (i,)", {8, 8}), "");              // arity
+  EXPECT_NE(reason("lambda i, j: (i + 1, j)", {8, 8}), "");          // offset
+  EXPECT_NE(reason("lambda i: (i,)", {8, 8}), "");                   // arity
 }
 
 TEST(IndexMap, InvertsBijectiveAffineMaps) {
@@ -118,7 +118,8 @@ TEST(IndexMap, InvertsBijectiveAffineMaps) {
   ExpectInverse(IndexMap::FromText("lambda i, j: (j // 2, i, j % 2)"), {3, 6});
   ExpectInverse(IndexMap::FromText("lambda n, c: (n, c // 4, c % 4)"), {2, 8});
   arith::Analyzer an;
-  IndexMap inv = IndexMap::FromText("lambda i, j: (i // 4, j, i % 4)").Inverse(Consts({16, 8}), &an);
+  IndexMap inv =
+      IndexMap::FromText("lambda i, j: (i // 4, j, i % 4)").Inverse(Consts({16, 8}), &an);
   EXPECT_EQ(inv.ToText(), "lambda v0, v1, v2: (v0 * 4 + v2, v1)");
   EXPECT_THROW(IndexMap::FromText("lambda i, j: (i // 2, j)").Inverse(Consts({16, 8}), &an),
                IRError);

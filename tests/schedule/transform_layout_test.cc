@@ -122,7 +122,8 @@ TEST(TransformLayout, InterpreterEquivalence) {
     // Applying a second map to the new layout composes.
     sch.TransformLayout(sch.GetBlock("conv2d_nhwc"), 0, "read",
                         Map("lambda n, h, w0, c, w1: (h * 2 + w0, n, c, w1)"));
-    EXPECT_NE(ToText(sch.func()).find("PadInput = T.alloc_buffer((16, 1, 4, 4))"), std::string::npos)
+    EXPECT_NE(ToText(sch.func()).find("PadInput = T.alloc_buffer((16, 1, 4, 4))"),
+              std::string::npos)
         << ToText(sch.func());
     EXPECT_TRUE(SameResult(f, sch.func()));
     EXPECT_TRUE(WellFormed(sch.func()));
@@ -132,7 +133,8 @@ TEST(TransformLayout, InterpreterEquivalence) {
     PrimFunc f = SoftmaxMN(8, 16);
     Schedule sch(f);
     sch.TransformLayout(sch.GetBlock("T_softmax_norm"), 0, "read", Map("lambda i, j: (j, i)"));
-    sch.TransformLayout(sch.GetBlock("T_softmax_expsum"), 0, "write", Map("lambda i: (i // 2, i % 2)"));
+    sch.TransformLayout(sch.GetBlock("T_softmax_expsum"), 0, "write",
+                        Map("lambda i: (i // 2, i % 2)"));
     EXPECT_TRUE(SameResult(f, sch.func()));
     EXPECT_TRUE(WellFormed(sch.func()));
     EXPECT_TRUE(ReplaysExactly(f, sch));
@@ -151,12 +153,15 @@ TEST(TransformLayout, InterpreterEquivalence) {
 
 TEST(TransformLayout, TraceForms) {
   Schedule sch(SoftmaxMN(8, 8));
-  sch.TransformLayout(sch.GetBlock("T_softmax_exp"), 0, "write", Map("lambda i, j: (i // 4, j, i % 4)"));
-  EXPECT_EQ(sch.trace().AsJSONString(),
-            R"([[["GetBlock",[],["T_softmax_exp","main"],["b0"]],["TransformLayout",["b0","\"lambda i, j: (i // 4, j, i % 4)\""],[0,1,null,0],[]]],[]])");
-  EXPECT_NE(sch.trace().AsPython().find(
-                R"(sch.transform_layout(block=b0, buffer=("write", 0), index_map=lambda i, j: (i // 4, j, i % 4), pad_value=None, assume_injective_transform=False))"),
-            std::string::npos)
+  sch.TransformLayout(sch.GetBlock("T_softmax_exp"), 0, "write",
+                      Map("lambda i, j: (i // 4, j, i % 4)"));
+  EXPECT_EQ(
+      sch.trace().AsJSONString(),
+      R"([[["GetBlock",[],["T_softmax_exp","main"],["b0"]],["TransformLayout",["b0","\"lambda i, j: (i // 4, j, i % 4)\""],[0,1,null,0],[]]],[]])");
+  EXPECT_NE(
+      sch.trace().AsPython().find(
+          R"(sch.transform_layout(block=b0, buffer=("write", 0), index_map=lambda i, j: (i // 4, j, i % 4), pad_value=None, assume_injective_transform=False))"),
+      std::string::npos)
       << sch.trace().AsPython();
 }
 
@@ -192,12 +197,18 @@ TEST(TransformLayout, ReplayRefusesMalformedInstructions) {
     Schedule s(SoftmaxMN(8, 8));
     Trace::FromJSONString(json).ApplyToSchedule(&s, false);
   };
-  EXPECT_THROW(replay(R"([[["GetBlock",[],["T_softmax_exp","main"],["b0"]],["TransformLayout",["b0","\"lambda i, j: (\""],[0,1,null,0],[]]],[]])"),
-               TraceError);
-  EXPECT_THROW(replay(R"([[["GetBlock",[],["T_softmax_exp","main"],["b0"]],["TransformLayout",["b0","\"lambda i, j: (j, i)\""],[0,5,null,0],[]]],[]])"),
-               TraceError);
-  EXPECT_THROW(replay(R"([[["GetBlock",[],["T_softmax_exp","main"],["b0"]],["TransformLayout",["b0"],[0,1,null,0],[]]],[]])"),
-               TraceError);
+  EXPECT_THROW(
+      replay(
+          R"([[["GetBlock",[],["T_softmax_exp","main"],["b0"]],["TransformLayout",["b0","\"lambda i, j: (\""],[0,1,null,0],[]]],[]])"),
+      TraceError);
+  EXPECT_THROW(
+      replay(
+          R"([[["GetBlock",[],["T_softmax_exp","main"],["b0"]],["TransformLayout",["b0","\"lambda i, j: (j, i)\""],[0,5,null,0],[]]],[]])"),
+      TraceError);
+  EXPECT_THROW(
+      replay(
+          R"([[["GetBlock",[],["T_softmax_exp","main"],["b0"]],["TransformLayout",["b0"],[0,1,null,0],[]]],[]])"),
+      TraceError);
 }
 
 }  // namespace

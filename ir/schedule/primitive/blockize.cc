@@ -155,10 +155,9 @@ BlockRV Schedule::Blockize(LoopRV loop_rv, bool preserve_unit_iters) {
 
   arith::Analyzer an;
   std::vector<IterDivision> division;
-  arith::SubspaceDivision sd =
-      arith::SubspaceDivide(realize->iter_values, iters, inner_vars,
-                            predicate.defined() ? predicate : BoolImm(true),
-                            arith::IterMapLevel::kSurjective, &an);
+  arith::SubspaceDivision sd = arith::SubspaceDivide(
+      realize->iter_values, iters, inner_vars, predicate.defined() ? predicate : BoolImm(true),
+      arith::IterMapLevel::kSurjective, &an);
   if (sd.ok()) {
     for (size_t i = 0; i < sd.indices.size(); ++i) {
       const arith::DividedIndex& d = sd.indices[i];
@@ -170,8 +169,8 @@ BlockRV Schedule::Blockize(LoopRV loop_rv, bool preserve_unit_iters) {
       if (preserve_unit_iters && d.outer_extent == 1 && v != nullptr && outer_set.count(v)) {
         outer = realize->iter_values[i];
       }
-      division.push_back({outer, d.inner, d.base, FromZero(d.outer_extent, t),
-                          FromZero(d.inner_extent, t)});
+      division.push_back(
+          {outer, d.inner, d.base, FromZero(d.outer_extent, t), FromZero(d.inner_extent, t)});
     }
   } else {
     // Bindings that are not affine still divide when each uses only outer or
@@ -242,12 +241,13 @@ BlockRV Schedule::Blockize(LoopRV loop_rv, bool preserve_unit_iters) {
     inner_node.reads.insert(inner_node.reads.end(), block.reads.begin(), block.reads.end());
   }
   Expr inner_predicate = inner_pred.defined() ? inner_pred : BoolImm(true);
-  Stmt inner_realize = BlockRealize(inner_bindings, inner_predicate, MakeBlock(std::move(inner_node)));
+  Stmt inner_realize =
+      BlockRealize(inner_bindings, inner_predicate, MakeBlock(std::move(inner_node)));
   Stmt outer_body = inner_realize;
   for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
     const ForNode* l = *it;
-    outer_body = For(l->loop_var, l->min, l->extent, l->for_kind, outer_body, l->thread_tag,
-                     l->annotations);
+    outer_body =
+        For(l->loop_var, l->min, l->extent, l->for_kind, outer_body, l->thread_tag, l->annotations);
   }
 
   auto substitute_regions = [&](const std::vector<BufferRegion>& regions) {
@@ -255,7 +255,8 @@ BlockRV Schedule::Blockize(LoopRV loop_rv, bool preserve_unit_iters) {
     SimplifyingSubstituter sub(relax_subst, &an);
     for (const BufferRegion& r : regions) {
       BufferRegion nr{r.buffer, {}};
-      for (const Range& rg : r.region) nr.region.push_back({sub.VisitExpr(rg.min), sub.VisitExpr(rg.extent)});
+      for (const Range& rg : r.region)
+        nr.region.push_back({sub.VisitExpr(rg.min), sub.VisitExpr(rg.extent)});
       out.push_back(std::move(nr));
     }
     return Relax(out, inner_dom, &an);
@@ -305,8 +306,9 @@ BlockRV Schedule::Blockize(LoopRV loop_rv, bool preserve_unit_iters) {
     }
     outer_node.init = init;
   }
-  Stmt outer_realize = BlockRealize(outer_bindings, outer_pred.defined() ? outer_pred : BoolImm(true),
-                                    MakeBlock(std::move(outer_node)));
+  Stmt outer_realize =
+      BlockRealize(outer_bindings, outer_pred.defined() ? outer_pred : BoolImm(true),
+                   MakeBlock(std::move(outer_node)));
   SetBody(ReplaceAlongPath(path, outer_realize));
 
   BlockRV out = NewBlockRV(outer_name);
@@ -319,7 +321,9 @@ namespace kinds {
 
 const InstructionKind& Blockize() {
   static const InstructionKind k{
-      "Blockize", /*is_pure=*/false, /*has_decision=*/false,
+      "Blockize",
+      /*is_pure=*/false,
+      /*has_decision=*/false,
       [](Schedule& sch, const std::vector<InstArg>& in, const nlohmann::json& attrs,
          const nlohmann::json*) -> std::vector<RVRef> {
         inst::ExpectInputs("Blockize", in, 1);

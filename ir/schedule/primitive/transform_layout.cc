@@ -22,6 +22,12 @@ namespace {
 
 constexpr const char* kPrim = "transform_layout";
 
+std::string ShapeText(const Buffer& b) {
+  std::string s = "(";
+  for (size_t k = 0; k < b.ndim(); ++k) s += (k ? ", " : "") + ToText(b.shape()[k]);
+  return s + (b.ndim() == 1 ? ",)" : ")");
+}
+
 class LayoutRewriter : public IRMutator {
  public:
   LayoutRewriter(Buffer old_buffer, Buffer new_buffer, const IndexMap& map)
@@ -116,8 +122,10 @@ void Schedule::TransformLayout(BlockRV block_rv, int buffer_index,
   }
   Buffer old_buffer = regions[buffer_index].buffer;
   if (pad_value) {
-    throw ScheduleError(kPrim, "pad_value is not supported: only maps that are bijections of "
-                               "buffer " + old_buffer.name() + "'s indices can be applied");
+    throw ScheduleError(kPrim,
+                        "pad_value is not supported: only maps that are bijections of the "
+                        "indices of buffer " +
+                            old_buffer.name() + " can be applied");
   }
   if (index_map.initial_indices.size() != old_buffer.ndim()) {
     throw ScheduleError(kPrim, "the index map " + index_map.ToText() + " takes " +
@@ -135,14 +143,8 @@ void Schedule::TransformLayout(BlockRV block_rv, int buffer_index,
   std::string why = index_map.NotBijectiveReason(old_buffer.shape(), &an);
   if (!why.empty()) {
     throw ScheduleError(kPrim, "the index map " + index_map.ToText() +
-                                   " cannot be applied to buffer " + old_buffer.name() + " of shape " +
-                                   [&] {
-                                     std::string s = "(";
-                                     for (size_t k = 0; k < old_buffer.ndim(); ++k) {
-                                       s += (k ? ", " : "") + ToText(old_buffer.shape()[k]);
-                                     }
-                                     return s + (old_buffer.ndim() == 1 ? ",)" : ")");
-                                   }() + ": " + why);
+                                   " cannot be applied to buffer " + old_buffer.name() +
+                                   " of shape " + ShapeText(old_buffer) + ": " + why);
   }
   BufferNode n = *old_buffer.get();
   n.shape = index_map.MapShape(old_buffer.shape(), &an);
@@ -156,8 +158,8 @@ void Schedule::TransformLayout(BlockRV block_rv, int buffer_index,
   }
   SetFunc(std::move(f));
 
-  nlohmann::json attrs = nlohmann::json::array(
-      {buffer_index, buffer_index_type == "read" ? 0 : 1, nullptr, assume_injective_transform ? 1 : 0});
+  nlohmann::json attrs = nlohmann::json::array({buffer_index, buffer_index_type == "read" ? 0 : 1,
+                                                nullptr, assume_injective_transform ? 1 : 0});
   Record("TransformLayout", {InstArg::Of(block_rv.ref()), InstArg::Str(index_map.ToText())},
          std::move(attrs), {});
 }
@@ -166,7 +168,9 @@ namespace kinds {
 
 const InstructionKind& TransformLayout() {
   static const InstructionKind k{
-      "TransformLayout", /*is_pure=*/false, /*has_decision=*/false,
+      "TransformLayout",
+      /*is_pure=*/false,
+      /*has_decision=*/false,
       [](Schedule& sch, const std::vector<InstArg>& in, const nlohmann::json& attrs,
          const nlohmann::json*) -> std::vector<RVRef> {
         const char* kind = "TransformLayout";
@@ -181,8 +185,8 @@ const InstructionKind& TransformLayout() {
         }
         int64_t type = inst::AttrInt(kind, attrs, 1);
         if (type != 0 && type != 1) {
-          inst::Fail(kind, "buffer_index_type must be 0 (read) or 1 (write), got " +
-                               std::to_string(type));
+          inst::Fail(
+              kind, "buffer_index_type must be 0 (read) or 1 (write), got " + std::to_string(type));
         }
         std::optional<IndexMap> pad;
         if (!attrs[2].is_null()) {
@@ -193,8 +197,7 @@ const InstructionKind& TransformLayout() {
           }
         }
         sch.TransformLayout(block, static_cast<int>(inst::AttrInt(kind, attrs, 0)),
-                            type == 0 ? "read" : "write", map, pad,
-                            inst::AttrBool(kind, attrs, 3));
+                            type == 0 ? "read" : "write", map, pad, inst::AttrBool(kind, attrs, 3));
         return {};
       },
       [](const std::vector<std::string>& in, const std::vector<std::string>&,
@@ -203,7 +206,8 @@ const InstructionKind& TransformLayout() {
         std::string map = in[1];
         if (!map.empty() && map.front() == '"') map = nlohmann::json::parse(map).get<std::string>();
         std::string pad = attrs[2].is_string() ? attrs[2].get<std::string>() : "None";
-        bool injective = attrs[3].is_boolean() ? attrs[3].get<bool>() : attrs[3].get<int64_t>() != 0;
+        bool injective =
+            attrs[3].is_boolean() ? attrs[3].get<bool>() : attrs[3].get<int64_t>() != 0;
         return "sch.transform_layout(block=" + in[0] + ", buffer=(\"" +
                (attrs[1].get<int64_t>() == 0 ? "read" : "write") + "\", " + attrs[0].dump() +
                "), index_map=" + map + ", pad_value=" + pad +
@@ -211,7 +215,8 @@ const InstructionKind& TransformLayout() {
       },
       [](const std::vector<InstArg>& in, const nlohmann::json& attrs) -> std::string {
         if (in.size() != 2) return "expects 2 inputs (block, index_map)";
-        if (in[1].kind != InstArg::Kind::kString) return "input 1 must be the index map as a string";
+        if (in[1].kind != InstArg::Kind::kString)
+          return "input 1 must be the index map as a string";
         if (!attrs.is_array() || attrs.size() != 4) {
           return "expects 4 attrs (buffer_index, buffer_index_type, pad_value, "
                  "assume_injective_transform)";
@@ -219,7 +224,8 @@ const InstructionKind& TransformLayout() {
         if (!attrs[0].is_number_integer() || !attrs[1].is_number_integer()) {
           return "buffer_index and buffer_index_type must be integers";
         }
-        if (!attrs[2].is_null() && !attrs[2].is_string()) return "pad_value must be null or a string";
+        if (!attrs[2].is_null() && !attrs[2].is_string())
+          return "pad_value must be null or a string";
         if (!attrs[3].is_number_integer() && !attrs[3].is_boolean()) {
           return "assume_injective_transform must be 0/1";
         }
