@@ -237,6 +237,14 @@ TEST(Blockize, Twice) {
   EXPECT_TRUE(ReplaysExactly(g, sg));
 }
 
+TEST(Blockize, ReplayRefusesABlockList) {
+  Schedule sch(Matmul(8, 8, 8));
+  EXPECT_THROW(Trace::FromJSONString(
+                   R"([[["GetBlock",[],["C","main"],["b0"]],["Blockize",[["b0"]],[1],["b1"]]],[]])")
+                   .ApplyToSchedule(&sch, false),
+               TraceError);
+}
+
 TEST(Blockize, RefusesIndivisibleBindings) {
   // i_1 is the major digit of v_i: no outer block can own a tile of it.
   PrimFunc f = ParseFunc(R"(# from tvm.script import tir as T

@@ -165,6 +165,19 @@ TEST(TransformLayout, TraceForms) {
       << sch.trace().AsPython();
 }
 
+TEST(TransformLayout, AssumeInjectiveStillChecksTheMap) {
+  PrimFunc f = SoftmaxMN(8, 8);
+  Schedule sch(f);
+  BlockRV b = sch.GetBlock("T_softmax_exp");
+  KILN_EXPECT_SCHEDULE_ERROR(sch.TransformLayout(b, 0, "write", Map("lambda i, j: (i // 2, j)"),
+                                                 std::nullopt, /*assume_injective_transform=*/true),
+                             "not a bijective affine map");
+  sch.TransformLayout(b, 0, "write", Map("lambda i, j: (j, i)"), std::nullopt, true);
+  EXPECT_EQ(sch.trace().insts().back().attrs, nlohmann::json::parse("[0, 1, null, 1]"));
+  EXPECT_TRUE(SameResult(f, sch.func()));
+  EXPECT_TRUE(ReplaysExactly(f, sch));
+}
+
 TEST(TransformLayout, Refusals) {
   Schedule sch(SoftmaxMN(8, 8));
   BlockRV b = sch.GetBlock("T_softmax_exp");
@@ -209,6 +222,12 @@ TEST(TransformLayout, ReplayRefusesMalformedInstructions) {
       replay(
           R"([[["GetBlock",[],["T_softmax_exp","main"],["b0"]],["TransformLayout",["b0"],[0,1,null,0],[]]],[]])"),
       TraceError);
+  // A pad value reaches the primitive, which refuses it.
+  const std::string padded =
+      R"json([[["GetBlock",[],["T_softmax_exp","main"],["b0"]],["TransformLayout",["b0","\"lambda i, j: (j, i)\""],[0,1,"lambda i, j: (T.float32(0),)",0],[]]],[]])json";
+  KILN_EXPECT_SCHEDULE_ERROR(replay(padded), "pad_value is not supported");
+  fresh.GetBlock("T_softmax_exp");
+  EXPECT_EQ(fresh.trace().size(), 1u);
 }
 
 }  // namespace
