@@ -732,7 +732,36 @@ std::vector<PrimFunc> Parser::ParseAll() {
   return out;
 }
 
+ParsedLambda Parser::ParseLambdaAll() {
+  ParsedLambda out;
+  while (IsKind(TokKind::kNewline)) Next();
+  ExpectKeyword("lambda");
+  PushScope();
+  while (!IsOp(":")) {
+    Token name = ExpectName("a lambda parameter");
+    Var v(name.text, DataType::Int32());
+    Define(name, Symbol{Symbol::kVar, v, Buffer(), -1});
+    out.params.push_back(v);
+    if (!Accept(",")) break;
+  }
+  Expect(":");
+  PyValue body = ParseValue();
+  if (body.kind == PyValue::kTuple) {
+    for (const PyValue& item : body.items) out.body.push_back(ExprArg(item));
+  } else {
+    out.body.push_back(ExprArg(body));
+  }
+  PopScope();
+  while (IsKind(TokKind::kNewline)) Next();
+  if (!IsKind(TokKind::kEnd)) Fail(Cur(), "expected the end of the lambda, found " + Describe(Cur()));
+  return out;
+}
+
 }  // namespace text
+
+ParsedLambda ParseLambda(std::string_view src, const std::string& filename) {
+  return text::Parser(src, filename).ParseLambdaAll();
+}
 
 std::vector<PrimFunc> ParseFuncs(std::string_view src, const std::string& filename) {
   return text::Parser(src, filename).ParseAll();

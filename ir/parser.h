@@ -18,4 +18,12 @@ PrimFunc ParseFunc(std::string_view text, const std::string& filename = "<input>
 // Parses every @T.prim_func in the text, in order.
 std::vector<PrimFunc> ParseFuncs(std::string_view text, const std::string& filename = "<input>");
 
+// A Python lambda over int32 variables whose body is one expression or a
+// tuple of them, as TVM writes an index map: "lambda i, j: (i // 4, j, i % 4)".
+struct ParsedLambda {
+  std::vector<Var> params;
+  std::vector<Expr> body;  // one element unless the body is a tuple
+};
+ParsedLambda ParseLambda(std::string_view text, const std::string& filename = "<input>");
+
 }  // namespace kiln::ir

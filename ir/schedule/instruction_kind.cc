@@ -30,6 +30,7 @@ const std::vector<const InstructionKind*>& AllInstructionKinds() {
       &kinds::SampleComputeLocation(),
       &kinds::ComputeInline(),     &kinds::ReverseComputeInline(),
       &kinds::DecomposeReduction(), &kinds::RFactor(),
+      &kinds::Blockize(),          &kinds::TransformLayout(),
   };
   return kinds;
 }

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "ir/prim_func.h"
+#include "ir/schedule/index_map.h"
 #include "ir/schedule/instruction.h"
 #include "ir/schedule/random_engine.h"
 #include "ir/schedule/schedule_error.h"
@@ -115,6 +116,12 @@ class Schedule {
   void SetScope(BlockRV block, int buffer_index, const std::string& storage_scope);
   void StorageAlign(BlockRV block, int buffer_index, int axis, int factor, int offset);
   BlockRV Blockize(LoopRV loop, bool preserve_unit_iters = true);
+  // buffer_index_type is "read" or "write"; the map must be a bijection of
+  // the buffer's index box (padding is refused).
+  void TransformLayout(BlockRV block, int buffer_index, const std::string& buffer_index_type,
+                       const IndexMap& index_map,
+                       const std::optional<IndexMap>& pad_value = std::nullopt,
+                       bool assume_injective_transform = false);
 
   // ---- Markers -------------------------------------------------------------
   void EnterPostproc();

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "ir/error.h"
+#include "ir/parser.h"
 #include "ir/functor.h"
 #include "ir/prim_func.h"
 #include "ir/text/lexer.h"
@@ -85,6 +86,7 @@ class Parser {
       : file_(file), toks_(text::Tokenize(src, file_)) {}
 
   std::vector<PrimFunc> ParseAll();
+  ParsedLambda ParseLambdaAll();
 
  private:
   // ---- tokens ----

@@ -48,6 +48,10 @@ const InstructionKind& ReverseComputeInline();
 const InstructionKind& DecomposeReduction();
 // rfactor.cc
 const InstructionKind& RFactor();
+// blockize.cc
+const InstructionKind& Blockize();
+// transform_layout.cc
+const InstructionKind& TransformLayout();
 // enter_postproc.cc
 const InstructionKind& EnterPostproc();
 
