@@ -9,9 +9,14 @@ namespace kiln::ir {
 
 const std::vector<const InstructionKind*>& AllInstructionKinds() {
   static const std::vector<const InstructionKind*> kinds = {
-      &kinds::GetBlock(),          &kinds::GetLoops(),          &kinds::GetChildBlocks(),
-      &kinds::GetProducers(),      &kinds::GetConsumers(),      &kinds::SampleCategorical(),
-      &kinds::SamplePerfectTile(), &kinds::EnterPostproc(),
+      &kinds::GetBlock(),
+      &kinds::GetLoops(),
+      &kinds::GetChildBlocks(),
+      &kinds::GetProducers(),
+      &kinds::GetConsumers(),
+      &kinds::SampleCategorical(),
+      &kinds::SamplePerfectTile(),
+      &kinds::EnterPostproc(),
       &kinds::Split(),
       &kinds::Fuse(),
       &kinds::Reorder(),
@@ -24,13 +29,17 @@ const std::vector<const InstructionKind*>& AllInstructionKinds() {
       &kinds::Unannotate(),
       &kinds::SetScope(),
       &kinds::StorageAlign(),
-      &kinds::CacheRead(),         &kinds::CacheWrite(),
+      &kinds::CacheRead(),
+      &kinds::CacheWrite(),
       &kinds::ComputeAt(),
       &kinds::ReverseComputeAt(),
       &kinds::SampleComputeLocation(),
-      &kinds::ComputeInline(),     &kinds::ReverseComputeInline(),
-      &kinds::DecomposeReduction(), &kinds::RFactor(),
-      &kinds::Blockize(),          &kinds::TransformLayout(),
+      &kinds::ComputeInline(),
+      &kinds::ReverseComputeInline(),
+      &kinds::DecomposeReduction(),
+      &kinds::RFactor(),
+      &kinds::Blockize(),
+      &kinds::TransformLayout(),
   };
   return kinds;
 }
