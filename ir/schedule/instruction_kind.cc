@@ -12,6 +12,7 @@ const std::vector<const InstructionKind*>& AllInstructionKinds() {
       &kinds::GetBlock(),          &kinds::GetLoops(),          &kinds::GetChildBlocks(),
       &kinds::GetProducers(),      &kinds::GetConsumers(),      &kinds::SampleCategorical(),
       &kinds::SamplePerfectTile(), &kinds::EnterPostproc(),
+      &kinds::ComputeInline(),     &kinds::ReverseComputeInline(),
   };
   return kinds;
 }

@@ -16,6 +16,9 @@ const InstructionKind& GetLoops();
 const InstructionKind& GetChildBlocks();
 const InstructionKind& GetProducers();
 const InstructionKind& GetConsumers();
+// compute_inline.cc, reverse_compute_inline.cc
+const InstructionKind& ComputeInline();
+const InstructionKind& ReverseComputeInline();
 // enter_postproc.cc
 const InstructionKind& EnterPostproc();
 
