@@ -285,9 +285,9 @@ void Verifier::VisitBlockBody(const BlockNode* b, bool is_root,
       ConstIntBound dom;
       if (i < binding_ranges.size() && Finite(binding_ranges[i]) &&
           analyzer_.Lookup(iv.var.get(), &dom)) {
-        ConstIntBound both = ConstIntBound::Make(
-            std::max(dom.min_value, binding_ranges[i].min_value),
-            std::min(dom.max_value, binding_ranges[i].max_value));
+        ConstIntBound both =
+            ConstIntBound::Make(std::max(dom.min_value, binding_ranges[i].min_value),
+                                std::min(dom.max_value, binding_ranges[i].max_value));
         // Disjoint ranges were reported with the binding; keep the domain.
         if (both.min_value <= both.max_value) analyzer_.Update(iv.var, both);
       }

@@ -191,7 +191,7 @@ class Verifier : public IRVisitor {
   const BlockNode* binding_block_ = nullptr;  // bindings of this block are being checked
   const BlockNode* in_init_ = nullptr;        // the init of this block is being checked
   arith::ConstIntBoundAnalyzer analyzer_;
-  std::vector<ExprFact> facts_;          // guards on expressions now in force
+  std::vector<ExprFact> facts_;         // guards on expressions now in force
   mutable arith::Analyzer simplifier_;  // no variable bounds: only rewrites
 };
 

@@ -1059,8 +1059,9 @@ TEST(VerifyTest, PredicateBoundsTheIterVarsOfTheBlock) {
 }
 
 TEST(VerifyTest, PredicateThatDoesNotRestrictEnoughReports) {
-  ExpectOne(ParseFunc(PredicatedTranspose(9)), "block 'B'",
-            "store to buffer 'C' reaches C[0:4, 0:9] in dimension 1, outside the buffer's extent 8");
+  ExpectOne(
+      ParseFunc(PredicatedTranspose(9)), "block 'B'",
+      "store to buffer 'C' reaches C[0:4, 0:9] in dimension 1, outside the buffer's extent 8");
 }
 
 // A split loop whose tiles overshoot the extent: the predicate on the sum
