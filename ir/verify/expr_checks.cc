@@ -142,7 +142,7 @@ bool Verifier::IndexBounds(const std::vector<Expr>& indices,
                            std::vector<ConstIntBound>* out) const {
   for (const auto& e : indices) {
     if (!Boundable(e)) return false;
-    ConstIntBound b = analyzer_(e);
+    ConstIntBound b = BoundOf(e);
     if (!Finite(b)) return false;
     out->push_back(b);
   }

@@ -6,6 +6,10 @@
 // guards around them: block predicates, if statements and T.if_then_else.
 // Select evaluates both of its operands whatever the condition, so it narrows
 // nothing.
+//
+// A guard on a sum (`1 <= v_h + v_rh`, left by inlining a padding) says
+// nothing about either variable alone, so it is kept as a fact on the whole
+// expression, and bounds every index that differs from it by a constant.
 #include <algorithm>
 
 #include "ir/op.h"
@@ -150,7 +154,22 @@ void Verifier::NarrowBy(const Expr& target, ExprKind k, const Expr& other,
                         std::vector<Narrowing>* undo) {
   int64_t offset;
   const Expr* ve = AsShiftedVar(target, &offset);
-  if (ve == nullptr) return;
+  if (ve == nullptr) {
+    int64_t c;
+    if (!target.defined() || AsConstInt(target, &c) || !target.dtype().is_integer() ||
+        !target.dtype().is_scalar() || !Boundable(target)) {
+      return;
+    }
+    if (!other.defined() || !Boundable(other)) return;
+    ConstIntBound o = analyzer_(other);
+    if (!Finite(o)) return;
+    ConstIntBound fact = ConstIntBound::Everything();
+    ApplyComparison(k, o, &fact);
+    if (fact == ConstIntBound::Everything() || fact.min_value > fact.max_value) return;
+    facts_.push_back(ExprFact{target, fact});
+    undo->push_back(Narrowing{Var(), ConstIntBound::Everything(), /*fact=*/true});
+    return;
+  }
   const VarNode* v = ve->as<VarNode>();
   ConstIntBound old;
   if (!v->dtype.is_integer() || !analyzer_.Lookup(v, &old)) return;
@@ -185,8 +204,36 @@ void Verifier::VisitGuarded(const Expr& cond, bool holds, const Expr& e) {
 }
 
 void Verifier::Restore(std::vector<Narrowing>* undo) {
-  for (auto it = undo->rbegin(); it != undo->rend(); ++it) analyzer_.Update(it->var, it->old);
+  for (auto it = undo->rbegin(); it != undo->rend(); ++it) {
+    if (it->fact) {
+      facts_.pop_back();
+    } else {
+      analyzer_.Update(it->var, it->old);
+    }
+  }
   undo->clear();
+}
+
+ConstIntBound Verifier::BoundOf(const Expr& e) const {
+  ConstIntBound b = analyzer_(e);
+  for (const ExprFact& f : facts_) {
+    if (f.expr.dtype() != e.dtype()) continue;
+    int64_t k;
+    if (!AsConstInt(simplifier_.Simplify(e - f.expr), &k)) continue;
+    ConstIntBound now = b;
+    int64_t end;
+    if (f.bound.min_value != ConstIntBound::kNegInf &&
+        !__builtin_add_overflow(f.bound.min_value, k, &end)) {
+      now.min_value = std::max(now.min_value, end);
+    }
+    if (f.bound.max_value != ConstIntBound::kPosInf &&
+        !__builtin_add_overflow(f.bound.max_value, k, &end)) {
+      now.max_value = std::min(now.max_value, end);
+    }
+    // As for variables: an empty range is checked as if the code ran.
+    if (now.min_value <= now.max_value) b = now;
+  }
+  return b;
 }
 
 }  // namespace kiln::ir::verify_internal

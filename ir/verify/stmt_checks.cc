@@ -173,30 +173,39 @@ void Verifier::VisitRealize(const BlockRealizeNode* op, bool is_root) {
     pred_ok = false;
   }
   binding_block_ = nullptr;
+  // The iter vars take only the values their bindings reach where the
+  // predicate holds; a predicated block (`T.where(i < 8)`) may rely on that
+  // to stay inside its buffers.
+  std::vector<ConstIntBound> binding_ranges(n, ConstIntBound::Everything());
   for (size_t i = 0; i < n; ++i) {
-    if (binding_ok[i]) CheckBindingRange(op, i, pred_ok);
+    if (binding_ok[i]) binding_ranges[i] = CheckBindingRange(op, i, pred_ok);
   }
   where_override_.clear();
-  VisitBlockBody(b, is_root);
+  VisitBlockBody(b, is_root, binding_ranges);
 }
 
-void Verifier::CheckBindingRange(const BlockRealizeNode* op, size_t i, bool pred_ok) {
+ConstIntBound Verifier::CheckBindingRange(const BlockRealizeNode* op, size_t i, bool pred_ok) {
   const Expr& v = op->iter_values[i];
   const IterVar& iv = op->block->iter_vars[i];
+  if (!Boundable(v)) return ConstIntBound::Everything();
+  std::vector<Narrowing> undo;
+  if (pred_ok) Narrow(op->predicate, /*holds=*/true, &undo);
+  ConstIntBound r = BoundOf(v);
+  Restore(&undo);
+  if (!Finite(r)) return ConstIntBound::Everything();
+  if (pred_ok) ApplyPredicate(op->predicate, v, &r);
   int64_t dmin, dext, dlast;
   if (!AsConstInt(iv.dom.min, &dmin) || !AsConstInt(iv.dom.extent, &dext) || dext <= 0 ||
-      !LastOf(dmin, dext, &dlast) || !Boundable(v)) {
-    return;
+      !LastOf(dmin, dext, &dlast)) {
+    return r;
   }
-  ConstIntBound r = analyzer_(v);
-  if (!Finite(r)) return;
-  if (pred_ok) ApplyPredicate(op->predicate, v, &r);
   ConstIntBound dom = ConstIntBound::Make(dmin, dlast);
   if (r.min_value < dom.min_value || r.max_value > dom.max_value) {
     Report("the binding of iter var " + Q(VarName(iv.var)) + " ranges over " + r.str() +
            " under the enclosing loops, outside its domain " + dom.str() +
            "; shrink the loops or guard the block with a predicate");
   }
+  return r;
 }
 
 bool Verifier::CheckIterVar(const IterVar& iv) {
@@ -228,7 +237,8 @@ bool Verifier::CheckIterVar(const IterVar& iv) {
   return ok;
 }
 
-void Verifier::VisitBlockBody(const BlockNode* b, bool is_root) {
+void Verifier::VisitBlockBody(const BlockNode* b, bool is_root,
+                              const std::vector<ConstIntBound>& binding_ranges) {
   std::string name = Q(b->name);
   Frame& frame = frames_.emplace_back();
   frame.name = b->name;
@@ -272,6 +282,15 @@ void Verifier::VisitBlockBody(const BlockNode* b, bool is_root) {
     fresh.push_back(iv.var);
     if (dom_ok[i] && Boundable(iv.dom.min) && Boundable(iv.dom.extent)) {
       analyzer_.Bind(iv.var, iv.dom);
+      ConstIntBound dom;
+      if (i < binding_ranges.size() && Finite(binding_ranges[i]) &&
+          analyzer_.Lookup(iv.var.get(), &dom)) {
+        ConstIntBound both =
+            ConstIntBound::Make(std::max(dom.min_value, binding_ranges[i].min_value),
+                                std::min(dom.max_value, binding_ranges[i].max_value));
+        // Disjoint ranges were reported with the binding; keep the domain.
+        if (both.min_value <= both.max_value) analyzer_.Update(iv.var, both);
+      }
     }
   }
   for (const auto& r : b->reads) CheckRegion(r, "read", &frame.reads);

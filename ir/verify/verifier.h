@@ -7,6 +7,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "ir/arith/analyzer.h"
 #include "ir/arith/const_int_bound.h"
 #include "ir/functor.h"
 #include "ir/prim_func.h"
@@ -57,10 +58,19 @@ struct Frame {
   std::set<const BufferNode*> child_writes;
 };
 
-// A variable range replaced while a guard is in force, to be put back.
+// A variable range replaced while a guard is in force, to be put back; or,
+// with `fact` set, an ExprFact pushed that must be popped.
 struct Narrowing {
   Var var;
   ConstIntBound old;
+  bool fact = false;
+};
+
+// A guard conjunct on a whole expression (`1 <= v_h + v_rh`): an index that
+// differs from `expr` by a constant is bounded through it.
+struct ExprFact {
+  Expr expr;
+  ConstIntBound bound;  // one side may be unbounded
 };
 
 // One pass over a PrimFunc that collects every issue it finds. Scopes are
@@ -117,6 +127,8 @@ class Verifier : public IRVisitor {
 
   // ---- accesses and regions --------------------------------------------------
 
+  // The bound of e under the variable ranges and the guard facts in force.
+  ConstIntBound BoundOf(const Expr& e) const;
   // The bound of each index, or false if some index cannot be bounded.
   bool IndexBounds(const std::vector<Expr>& indices, std::vector<ConstIntBound>* out) const;
 
@@ -152,11 +164,15 @@ class Verifier : public IRVisitor {
   void Restore(std::vector<Narrowing>* undo);
   // Visits e with cond (or its negation) in force.
   void VisitGuarded(const Expr& cond, bool holds, const Expr& e);
-  void CheckBindingRange(const BlockRealizeNode* op, size_t i, bool pred_ok);
+  // The range of binding i under the enclosing loops, narrowed by the
+  // predicate when pred_ok; reports it if it leaves the iter var's domain.
+  ConstIntBound CheckBindingRange(const BlockRealizeNode* op, size_t i, bool pred_ok);
 
   // Returns true if the domain is clean (safe to bound).
   bool CheckIterVar(const IterVar& iv);
-  void VisitBlockBody(const BlockNode* b, bool is_root);
+  // binding_ranges, when not empty, bounds each iter var beyond its domain.
+  void VisitBlockBody(const BlockNode* b, bool is_root,
+                      const std::vector<ConstIntBound>& binding_ranges = {});
   void CheckInit(const BlockNode* b, bool has_reduce);
   const PrimFunc& func_;
   std::vector<VerifyIssue> issues_;
@@ -175,6 +191,8 @@ class Verifier : public IRVisitor {
   const BlockNode* binding_block_ = nullptr;  // bindings of this block are being checked
   const BlockNode* in_init_ = nullptr;        // the init of this block is being checked
   arith::ConstIntBoundAnalyzer analyzer_;
+  std::vector<ExprFact> facts_;         // guards on expressions now in force
+  mutable arith::Analyzer simplifier_;  // no variable bounds: only rewrites
 };
 
 }  // namespace kiln::ir::verify_internal

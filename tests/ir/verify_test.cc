@@ -983,5 +983,119 @@ TEST(VerifyTest, VerifyThrowsWithOneIssuePerLine) {
   }
 }
 
+// ---- guards on expressions and predicated blocks ----------------------------
+
+// An inlined padding: the guard bounds the sum v_h + v_rh, not either variable.
+std::string PaddedConv(const std::string& offset) {
+  return R"(# from tvm.script import tir as T
+
+@T.prim_func
+def main(A: T.Buffer((6,), "float32"), C: T.Buffer((6,), "float32")):
+    # with T.block("root"):
+    for h, rh in T.grid(6, 3):
+        with T.block("C"):
+            v_h, v_rh = T.axis.remap("SR", [h, rh])
+            T.reads(A[v_h + v_rh - )" +
+         offset + R"(])
+            T.writes(C[v_h])
+            with T.init():
+                C[v_h] = T.float32(0.0)
+            C[v_h] = C[v_h] + T.if_then_else(1 <= v_h + v_rh and v_h + v_rh < 7, A[v_h + v_rh - )" +
+         offset + R"(], T.float32(0.0))
+)";
+}
+
+TEST(VerifyTest, GuardOnASumBoundsTheShiftedIndex) {
+  auto issues = VerifyFunc(ParseFunc(PaddedConv("1")));
+  EXPECT_TRUE(issues.empty()) << Dump(issues);
+}
+
+TEST(VerifyTest, GuardOnASumThatDoesNotCoverTheIndexReports) {
+  ExpectOne(ParseFunc(PaddedConv("2")), "block 'C'",
+            "load from buffer 'A' reaches A[-1:5] in dimension 0, outside the buffer's extent 6");
+}
+
+TEST(VerifyTest, GuardOnASumHoldsOnlyInsideItsBranch) {
+  // The else operand runs exactly when the guard fails: v_h + v_rh is 0 there.
+  PrimFunc f = ParseFunc(R"(# from tvm.script import tir as T
+
+@T.prim_func
+def main(A: T.Buffer((6,), "float32"), C: T.Buffer((6,), "float32")):
+    # with T.block("root"):
+    for h, rh in T.grid(6, 3):
+        with T.block("C"):
+            v_h, v_rh = T.axis.remap("SR", [h, rh])
+            T.reads(A[v_h + v_rh - 1])
+            T.writes(C[v_h])
+            with T.init():
+                C[v_h] = T.float32(0.0)
+            C[v_h] = C[v_h] + T.if_then_else(1 <= v_h + v_rh, T.float32(0.0), A[v_h + v_rh - 1])
+)");
+  ExpectOne(f, "block 'C'", "load from buffer 'A' reaches A[-1:0] in dimension 0");
+}
+
+// A fused block computing more rows than the consumer's buffer holds, cut
+// back by its predicate (what reverse_compute_inline produces).
+std::string PredicatedTranspose(int64_t rows) {
+  return R"(# from tvm.script import tir as T
+
+@T.prim_func
+def main(A: T.Buffer((10, 4), "float32"), C: T.Buffer((4, 8), "float32")):
+    # with T.block("root"):
+    for i, j in T.grid(10, 4):
+        with T.block("B"):
+            v_i, v_j = T.axis.remap("SS", [i, j])
+            T.where(i < )" +
+         std::to_string(rows) + R"()
+            T.reads(A[v_i, v_j])
+            T.writes(C[v_j, v_i])
+            C[v_j, v_i] = A[v_i, v_j] + T.float32(1.0)
+)";
+}
+
+TEST(VerifyTest, PredicateBoundsTheIterVarsOfTheBlock) {
+  auto issues = VerifyFunc(ParseFunc(PredicatedTranspose(8)));
+  EXPECT_TRUE(issues.empty()) << Dump(issues);
+}
+
+TEST(VerifyTest, PredicateThatDoesNotRestrictEnoughReports) {
+  ExpectOne(
+      ParseFunc(PredicatedTranspose(9)), "block 'B'",
+      "store to buffer 'C' reaches C[0:4, 0:9] in dimension 1, outside the buffer's extent 8");
+}
+
+// A split loop whose tiles overshoot the extent: the predicate on the sum
+// of the loop variables bounds the iter var below its domain.
+std::string PredicatedSplit(int64_t limit) {
+  return R"(# from tvm.script import tir as T
+
+@T.prim_func
+def main(A: T.Buffer((10,), "float32"), B: T.Buffer((10,), "float32")):
+    # with T.block("root"):
+    for i_0, i_1 in T.grid(3, 4):
+        with T.block("B"):
+            v = T.axis.spatial(12, i_0 * 4 + i_1)
+            T.where(i_0 * 4 + i_1 < )" +
+         std::to_string(limit) + R"()
+            T.reads(A[v])
+            T.writes(B[v])
+            B[v] = A[v]
+)";
+}
+
+TEST(VerifyTest, PredicateOnASplitBindingBoundsTheIterVar) {
+  auto issues = VerifyFunc(ParseFunc(PredicatedSplit(10)));
+  EXPECT_TRUE(issues.empty()) << Dump(issues);
+}
+
+TEST(VerifyTest, PredicateOnASplitBindingThatOvershootsReports) {
+  auto issues = VerifyFunc(ParseFunc(PredicatedSplit(11)));
+  ASSERT_FALSE(issues.empty());
+  for (const auto& i : issues) {
+    EXPECT_EQ(i.where, "block 'B'");
+    EXPECT_THAT(i.message, HasSubstr("outside the buffer's extent 10")) << i.str();
+  }
+}
+
 }  // namespace
 }  // namespace kiln::ir
