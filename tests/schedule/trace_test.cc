@@ -91,6 +91,18 @@ TEST(Schedule, GetBlockAndLoops) {
   EXPECT_THROW(sch.Get(LoopRV{999}), ScheduleError);
 }
 
+TEST(Schedule, ChildBlocksOfALoopIncludeABlockThatIsItsWholeBody) {
+  Schedule sch(Matmul(8));
+  BlockRV c = sch.GetBlock("C");
+  auto loops = sch.GetLoops(c);
+  auto under_k = sch.GetChildBlocks(loops[2]);  // k's body is the block itself
+  ASSERT_EQ(under_k.size(), 1u);
+  EXPECT_EQ(sch.NameOf(under_k[0]), "C");
+  EXPECT_EQ(sch.GetChildBlocks(loops[0]).size(), 1u);
+  EXPECT_EQ(sch.GetChildBlocks(sch.GetBlock("root")).size(), 1u);
+  EXPECT_TRUE(sch.GetChildBlocks(c).empty());
+}
+
 TEST(Schedule, PerfectTileMultipliesToExtentAndRespectsInnermost) {
   for (int64_t seed = 1; seed < 60; ++seed) {
     Schedule sch(Matmul(48), seed);

@@ -63,9 +63,9 @@ std::vector<BlockRV> Schedule::GetChildBlocks(BlockOrLoop scope) {
   }
   std::vector<BlockRV> out;
   std::vector<RVRef> refs;
-  const auto* realize = root.as<BlockRealizeNode>();
-  for (const BlockRealizeNode* child :
-       realize ? ChildBlockRealizes(root) : ChildBlockRealizes(root.as<ForNode>()->body)) {
+  // For a loop, the blocks directly under it (a block that is the loop's
+  // whole body counts); for a block, the blocks directly inside it.
+  for (const BlockRealizeNode* child : ChildBlockRealizes(root)) {
     out.push_back(NewBlockRV(child->block->name));
     refs.push_back(out.back().ref());
   }
