@@ -130,9 +130,13 @@ void Verifier::VisitFor(const ForNode* op) {
   where_override_.clear();
   if (fresh && range_ok && Boundable(op->min) && Boundable(op->extent)) {
     analyzer_.Bind(op->loop_var, Range{op->min, op->extent});
+    loops_[op->loop_var.get()] = LoopDef{op->min, op->extent, loop_order_++};
   }
   CheckStmt(op->body, "the body of loop " + name);
-  if (fresh) Undefine(op->loop_var);
+  if (fresh) {
+    Undefine(op->loop_var);
+    loops_.erase(op->loop_var.get());
+  }
   if (bound_thread) active_threads_.erase(op->thread_tag);
 }
 
@@ -200,6 +204,18 @@ ConstIntBound Verifier::CheckBindingRange(const BlockRealizeNode* op, size_t i, 
     return r;
   }
   ConstIntBound dom = ConstIntBound::Make(dmin, dlast);
+  // A predicate coupling several loops, or a loop extent depending on an
+  // outer loop, is beyond interval arithmetic; the exact range also tightens
+  // the iter var's bound for the access checks.
+  int64_t always;
+  bool guarded = pred_ok && !(AsConstInt(op->predicate, &always) && always != 0);
+  if (guarded || r.min_value < dom.min_value || r.max_value > dom.max_value) {
+    ConstIntBound exact;
+    if (EnumeratedRange(v, pred_ok ? op->predicate : Expr(), &exact)) {
+      r = ConstIntBound::Make(std::max(r.min_value, exact.min_value),
+                              std::min(r.max_value, exact.max_value));
+    }
+  }
   if (r.min_value < dom.min_value || r.max_value > dom.max_value) {
     Report("the binding of iter var " + Q(VarName(iv.var)) + " ranges over " + r.str() +
            " under the enclosing loops, outside its domain " + dom.str() +

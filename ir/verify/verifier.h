@@ -167,6 +167,9 @@ class Verifier : public IRVisitor {
   // The range of binding i under the enclosing loops, narrowed by the
   // predicate when pred_ok; reports it if it leaves the iter var's domain.
   ConstIntBound CheckBindingRange(const BlockRealizeNode* op, size_t i, bool pred_ok);
+  // The exact range of value over the points of its loops where pred holds,
+  // when the loops have constant ranges and few points (binding_enumeration.cc).
+  bool EnumeratedRange(const Expr& value, const Expr& pred, ConstIntBound* out) const;
 
   // Returns true if the domain is clean (safe to bound).
   bool CheckIterVar(const IterVar& iv);
@@ -191,6 +194,14 @@ class Verifier : public IRVisitor {
   const BlockNode* binding_block_ = nullptr;  // bindings of this block are being checked
   const BlockNode* in_init_ = nullptr;        // the init of this block is being checked
   arith::ConstIntBoundAnalyzer analyzer_;
+  // The loops in scope, for enumerating bindings whose loop extents depend
+  // on outer loops; `order` grows inward.
+  struct LoopDef {
+    Expr min, extent;
+    size_t order;
+  };
+  std::unordered_map<const VarNode*, LoopDef> loops_;
+  size_t loop_order_ = 0;
   std::vector<ExprFact> facts_;         // guards on expressions now in force
   mutable arith::Analyzer simplifier_;  // no variable bounds: only rewrites
 };

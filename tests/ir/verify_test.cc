@@ -1097,5 +1097,198 @@ TEST(VerifyTest, PredicateOnASplitBindingThatOvershootsReports) {
   }
 }
 
+// ---- 16. predicates that couple several loops ----------------------------------------------
+
+// Replaces every "$" in text by n, to build a clean program and one that is
+// off by one from the same source.
+std::string WithLimit(std::string text, int64_t n) {
+  std::string out;
+  for (char c : text) {
+    if (c == '$') {
+      out += std::to_string(n);
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+// A loop split twice (what C1D's schedules leave): the predicate bounds the
+// outer two loops together, and v2 = 2 * (ax2_0_0 * 2 + ax2_0_1) + ax2_1.
+const char* kNestedSplit = R"(# from tvm.script import tir as T
+
+@T.prim_func
+def main(A: T.Buffer((6,), "float32"), B: T.Buffer((6,), "float32")):
+    # with T.block("root"):
+    for ax2_0_0, ax2_0_1, ax2_1 in T.grid(2, 2, 2):
+        with T.block("B"):
+            v2 = T.axis.spatial(6, ax2_0_0 * 4 + ax2_0_1 * 2 + ax2_1)
+            T.where(ax2_0_0 * 2 + ax2_0_1 < $)
+            T.reads(A[v2])
+            T.writes(B[v2])
+            B[v2] = A[v2]
+)";
+
+TEST(VerifyTest, PredicateOnOuterLoopsOfANestedSplitIsClean) {
+  auto issues = VerifyFunc(ParseFunc(WithLimit(kNestedSplit, 3)));
+  EXPECT_TRUE(issues.empty()) << Dump(issues);
+}
+
+TEST(VerifyTest, PredicateOnOuterLoopsOfANestedSplitThatOvershootsReports) {
+  auto issues = VerifyFunc(ParseFunc(WithLimit(kNestedSplit, 4)));
+  ASSERT_FALSE(issues.empty());
+  EXPECT_EQ(issues[0].where, "block 'B'");
+  EXPECT_THAT(issues[0].message,
+              HasSubstr("the binding of iter var 'v2' ranges over [0, 7] under the enclosing "
+                        "loops, outside its domain [0, 5]"));
+}
+
+// The iter var's domain is wider than the buffer; only the predicate keeps
+// the accesses inside it.
+const char* kNestedSplitWideDomain = R"(# from tvm.script import tir as T
+
+@T.prim_func
+def main(A: T.Buffer((6,), "float32"), B: T.Buffer((6,), "float32")):
+    # with T.block("root"):
+    for ax2_0_0, ax2_0_1, ax2_1 in T.grid(2, 2, 2):
+        with T.block("B"):
+            v2 = T.axis.spatial(8, ax2_0_0 * 4 + ax2_0_1 * 2 + ax2_1)
+            T.where(ax2_0_0 * 2 + ax2_0_1 < $)
+            T.reads(A[v2])
+            T.writes(B[v2])
+            B[v2] = A[v2]
+)";
+
+TEST(VerifyTest, CoupledPredicateBoundsTheAccessesOfTheBlock) {
+  auto issues = VerifyFunc(ParseFunc(WithLimit(kNestedSplitWideDomain, 3)));
+  EXPECT_TRUE(issues.empty()) << Dump(issues);
+}
+
+TEST(VerifyTest, CoupledPredicateThatDoesNotBoundTheAccessesReports) {
+  auto issues = VerifyFunc(ParseFunc(WithLimit(kNestedSplitWideDomain, 4)));
+  ASSERT_FALSE(issues.empty());
+  for (const auto& i : issues) {
+    EXPECT_EQ(i.where, "block 'B'");
+    EXPECT_THAT(i.message, HasSubstr("outside the buffer's extent 6")) << i.str();
+  }
+}
+
+// An imperfect split fused back into one loop: the bindings divide the
+// guarded fused variable.
+const char* kFusedAfterSplit = R"(# from tvm.script import tir as T
+
+@T.prim_func
+def main(A: T.Buffer((4, 6), "float32"), B: T.Buffer((4, 6), "float32")):
+    # with T.block("root"):
+    for f in range(30):
+        with T.block("B"):
+            v_i = T.axis.spatial(4, f // 6)
+            v_j = T.axis.spatial(6, f % 6)
+            T.where(f < $)
+            T.reads(A[v_i, v_j])
+            T.writes(B[v_i, v_j])
+            B[v_i, v_j] = A[v_i, v_j]
+)";
+
+TEST(VerifyTest, DivisionOfAGuardedFusedLoopIsClean) {
+  auto issues = VerifyFunc(ParseFunc(WithLimit(kFusedAfterSplit, 24)));
+  EXPECT_TRUE(issues.empty()) << Dump(issues);
+}
+
+TEST(VerifyTest, DivisionOfAFusedLoopGuardedTooLooselyReports) {
+  auto issues = VerifyFunc(ParseFunc(WithLimit(kFusedAfterSplit, 25)));
+  ASSERT_FALSE(issues.empty());
+  EXPECT_THAT(issues[0].message,
+              HasSubstr("the binding of iter var 'v_i' ranges over [0, 4] under the enclosing "
+                        "loops, outside its domain [0, 3]"));
+}
+
+// Two split loops, each cut back by its own conjunct.
+const char* kTwoPredicates = R"(# from tvm.script import tir as T
+
+@T.prim_func
+def main(A: T.Buffer((3, 3), "float32"), B: T.Buffer((3, 3), "float32")):
+    # with T.block("root"):
+    for i_0, j_0, i_1, j_1 in T.grid(2, 2, 2, 2):
+        with T.block("B"):
+            v_i = T.axis.spatial(3, i_0 * 2 + i_1)
+            v_j = T.axis.spatial(3, j_0 * 2 + j_1)
+            T.where(i_0 * 2 + i_1 < 3 and j_0 * 2 + j_1 < $)
+            T.reads(A[v_i, v_j])
+            T.writes(B[v_i, v_j])
+            B[v_i, v_j] = A[v_i, v_j]
+)";
+
+TEST(VerifyTest, PredicatesOnSeveralLoopsAreClean) {
+  auto issues = VerifyFunc(ParseFunc(WithLimit(kTwoPredicates, 3)));
+  EXPECT_TRUE(issues.empty()) << Dump(issues);
+}
+
+TEST(VerifyTest, OneLoosePredicateAmongSeveralReports) {
+  auto issues = VerifyFunc(ParseFunc(WithLimit(kTwoPredicates, 4)));
+  ASSERT_FALSE(issues.empty());
+  EXPECT_THAT(issues[0].message,
+              HasSubstr("the binding of iter var 'v_j' ranges over [0, 3] under the enclosing "
+                        "loops, outside its domain [0, 2]"));
+}
+
+// A unit iter var bound to split loops that the predicate pins to zero.
+const char* kPinnedUnit = R"(# from tvm.script import tir as T
+
+@T.prim_func
+def main(A: T.Buffer((1, 4), "float32"), B: T.Buffer((1, 4), "float32")):
+    # with T.block("root"):
+    for n_0, n_1, j in T.grid(1, 2, 4):
+        with T.block("B"):
+            v_n = T.axis.spatial(1, n_0 * 2 + n_1)
+            v_j = T.axis.spatial(4, j)
+            T.where(n_0 * 2 + n_1 < $)
+            T.reads(A[v_n, v_j])
+            T.writes(B[v_n, v_j])
+            B[v_n, v_j] = A[v_n, v_j]
+)";
+
+TEST(VerifyTest, PredicatePinningAUnitIterVarIsClean) {
+  auto issues = VerifyFunc(ParseFunc(WithLimit(kPinnedUnit, 1)));
+  EXPECT_TRUE(issues.empty()) << Dump(issues);
+}
+
+TEST(VerifyTest, PredicateThatDoesNotPinAUnitIterVarReports) {
+  auto issues = VerifyFunc(ParseFunc(WithLimit(kPinnedUnit, 2)));
+  ASSERT_FALSE(issues.empty());
+  EXPECT_THAT(issues[0].message,
+              HasSubstr("the binding of iter var 'v_n' ranges over [0, 1] under the enclosing "
+                        "loops, outside its domain [0, 0]"));
+}
+
+// compute_at leaves a loop whose extent depends on an outer loop (T2D's
+// padding): interval arithmetic takes both at their largest.
+const char* kDependentExtent = R"(# from tvm.script import tir as T
+
+@T.prim_func
+def main(A: T.Buffer((6,), "float32"), B: T.Buffer((6,), "float32")):
+    # with T.block("root"):
+    for w in range(8):
+        for ax in range((w + 3) // 2 - w // 2 + $):
+            with T.block("B"):
+                v = T.axis.spatial(6, w // 2 + ax)
+                T.reads(A[v])
+                T.writes(B[v])
+                B[v] = A[v]
+)";
+
+TEST(VerifyTest, LoopExtentDependingOnAnOuterLoopIsClean) {
+  auto issues = VerifyFunc(ParseFunc(WithLimit(kDependentExtent, 1)));
+  EXPECT_TRUE(issues.empty()) << Dump(issues);
+}
+
+TEST(VerifyTest, LoopExtentDependingOnAnOuterLoopThatOvershootsReports) {
+  auto issues = VerifyFunc(ParseFunc(WithLimit(kDependentExtent, 2)));
+  ASSERT_FALSE(issues.empty());
+  EXPECT_THAT(issues[0].message,
+              HasSubstr("the binding of iter var 'v' ranges over [0, 6] under the enclosing "
+                        "loops, outside its domain [0, 5]"));
+}
+
 }  // namespace
 }  // namespace kiln::ir
