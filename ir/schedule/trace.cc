@@ -164,7 +164,8 @@ Trace Trace::FromJSONString(const std::string& text) {
   json j;
   try {
     j = json::parse(text);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {
+    // parse_error, but also out_of_range for numbers too large for a double.
     throw TraceError(std::string("trace is not valid JSON: ") + e.what());
   }
   return FromJSON(j);

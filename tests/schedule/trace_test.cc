@@ -247,6 +247,7 @@ struct BadTrace {
 TEST(Trace, MalformedJsonGetsClearErrors) {
   const BadTrace cases[] = {
       {"{", "trace is not valid JSON"},
+      {"[[1e999999]]", "trace is not valid JSON"},  // found by the fuzzer: out_of_range
       {"{}", "a trace is [[instructions...], [decisions...]]"},
       {R"([[["Nope",[],[],[]]]])", "trace instruction 0: unknown instruction kind 'Nope'"},
       {R"([[["GetLoops",["b9"],[],["l0"]]]])", "undefined random variable 'b9'"},
