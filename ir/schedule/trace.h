@@ -46,6 +46,8 @@ class Trace {
   static Trace FromJSONString(const std::string& text);
 
   // A schedule script: "def apply_trace(sch):" and one line per instruction.
+  // For traces a Schedule recorded (a parsed trace: replay it first, which
+  // validates every instruction's inputs and attributes).
   std::string AsPython() const;
 
   // Drops pure instructions whose outputs are never used (and, optionally,
