@@ -13,12 +13,6 @@ using testing::ReplaysExactly;
 using testing::SameResult;
 using testing::WellFormed;
 
-void ExpectSound(const PrimFunc& original, const Schedule& sch) {
-  EXPECT_TRUE(SameResult(original, sch.func()));
-  EXPECT_TRUE(WellFormed(sch.func()));
-  EXPECT_TRUE(ReplaysExactly(original, sch));
-}
-
 std::string Body(const PrimFunc& f) {
   std::string t = ToText(f);
   return t.substr(t.find("    for "));
@@ -42,7 +36,7 @@ TEST(AddUnitLoop, AboveABlockAndAboveALoop) {
                 C[v_i, v_j] = T.float32(0.0)
             C[v_i, v_j] = C[v_i, v_j] + A[v_i, v_k] * B[v_k, v_j]
 )");
-  ExpectSound(f, sch);
+  testing::ExpectSound(f, sch);
   std::string py = sch.trace().AsPython();
   EXPECT_NE(py.find("l1 = sch.add_unit_loop(block_or_loop=b0)"), std::string::npos) << py;
   nlohmann::json j = sch.trace().AsJSON();
@@ -67,7 +61,7 @@ def main(A: T.Buffer((1,), "float32"), B: T.Buffer((1,), "float32")):
             std::string::npos)
       << text;
   sch.Fuse({u});
-  ExpectSound(f, sch);
+  testing::ExpectSound(f, sch);
 }
 
 TEST(AddUnitLoop, PreservesSemanticsOnWorkloads) {
@@ -79,7 +73,7 @@ TEST(AddUnitLoop, PreservesSemanticsOnWorkloads) {
       sch.AddUnitLoop(b);
       sch.AddUnitLoop(sch.GetLoops(b)[1]);
     }
-    ExpectSound(f, sch);
+    testing::ExpectSound(f, sch);
   }
 }
 

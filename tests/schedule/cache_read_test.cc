@@ -17,13 +17,6 @@ using testing::ReplaysExactly;
 using testing::SameResult;
 using testing::WellFormed;
 
-// Every check a scheduled function must pass.
-void ExpectGood(const PrimFunc& original, const Schedule& sch) {
-  EXPECT_TRUE(WellFormed(sch.func()));
-  EXPECT_TRUE(SameResult(original, sch.func()));
-  EXPECT_TRUE(ReplaysExactly(original, sch));
-}
-
 // A producer and its consumer under one shared outer loop.
 const char* kSharedLoop = R"(# from tvm.script import tir as T
 
@@ -75,7 +68,7 @@ def main(A: T.Buffer((16, 16), "float32"), B: T.Buffer((16, 16), "float32"), C: 
                 C[v_i, v_j] = T.float32(0.0)
             C[v_i, v_j] = C[v_i, v_j] + A_shared[v_i, v_k] * B[v_k, v_j]
 )");
-  ExpectGood(f, sch);
+  testing::ExpectSound(f, sch);
   EXPECT_EQ(sch.trace().AsPython(),
             "def apply_trace(sch):\n"
             "  b0 = sch.get_block(name=\"C\", func_name=\"main\")\n"
@@ -98,7 +91,7 @@ TEST(CacheRead, SecondInputGoesFirst) {
   ASSERT_NE(a, std::string::npos);
   EXPECT_LT(b, a);
   EXPECT_NE(text.find("T.reads(A_shared[v_i, v_k], B_local[v_k, v_j])"), std::string::npos) << text;
-  ExpectGood(f, sch);
+  testing::ExpectSound(f, sch);
 }
 
 TEST(CacheRead, IntermediateGoesBeforeFirstConsumer) {
@@ -152,7 +145,7 @@ def main(A: T.Buffer((4, 8), "float32"), T_softmax_norm: T.Buffer((4, 8), "float
             T.block_attr({"axis": 1})
             T_softmax_norm[v_i0, v_i1] = T_softmax_exp_shared[v_i0, v_i1] / T_softmax_expsum[v_i0]
 )");
-  ExpectGood(f, sch);
+  testing::ExpectSound(f, sch);
 }
 
 TEST(CacheRead, ConsumerBlocksRestrictRedirect) {
@@ -171,7 +164,7 @@ TEST(CacheRead, ConsumerBlocksRestrictRedirect) {
             text.find("T.block(\"T_softmax_exp_local\")"));
   EXPECT_LT(text.find("T.block(\"T_softmax_exp_local\")"),
             text.find("T.block(\"T_softmax_norm\")"));
-  ExpectGood(f, sch);
+  testing::ExpectSound(f, sch);
   EXPECT_NE(sch.trace().AsPython().find(
                 "b1 = sch.cache_read(block=b0, read_buffer_index=0, storage_scope=\"local\", "
                 "consumer_blocks=[b0])"),
@@ -212,7 +205,7 @@ def main(A: T.Buffer((4, 8), "float32"), C: T.Buffer((4, 8), "float32")):
                 T.writes(C[v_i, v_j])
                 C[v_i, v_j] = B_local[v_i, v_j] + T.float32(1.0)
 )");
-  ExpectGood(f, sch);
+  testing::ExpectSound(f, sch);
 }
 
 TEST(CacheRead, ConvWithPadding) {
@@ -222,12 +215,12 @@ TEST(CacheRead, ConvWithPadding) {
     BlockRV conv = sch.GetBlock("conv2d_nhwc");
     sch.CacheRead(conv, 0, "shared");  // PadInput, produced in the function
     sch.CacheRead(conv, 1, "local");   // weight, an input
-    ExpectGood(f, sch);
+    testing::ExpectSound(f, sch);
   }
   {
     Schedule sch(f);
     sch.CacheRead(sch.GetBlock("PadInput"), 0, "shared");
-    ExpectGood(f, sch);
+    testing::ExpectSound(f, sch);
   }
 }
 
@@ -243,7 +236,7 @@ TEST(CacheRead, SoftmaxEveryRead) {
       BlockRV b = sch.GetBlock(block);
       // maxelem and expsum read their own output only through writes.
       sch.CacheRead(b, i, "shared");
-      ExpectGood(f, sch);
+      testing::ExpectSound(f, sch);
     }
   }
 }
@@ -257,7 +250,7 @@ TEST(CacheRead, RepeatedNamesStayUnique) {
   BlockRV second = sch.CacheRead(exp, 0, "shared", {exp});
   EXPECT_EQ(sch.NameOf(first), "A_shared");
   EXPECT_EQ(sch.NameOf(second), "A_shared_1");
-  ExpectGood(f, sch);
+  testing::ExpectSound(f, sch);
 }
 
 TEST(CacheRead, Refusals) {
@@ -381,7 +374,7 @@ TEST(CacheRead, DottedScopeRoundTrips) {
   std::string text = ToText(sch.func());
   PrimFunc reparsed = ParseFunc(text);
   EXPECT_EQ(ToText(reparsed), text);
-  ExpectGood(f, sch);
+  testing::ExpectSound(f, sch);
 }
 
 }  // namespace

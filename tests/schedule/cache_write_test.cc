@@ -17,12 +17,6 @@ using testing::ReplaysExactly;
 using testing::SameResult;
 using testing::WellFormed;
 
-void ExpectGood(const PrimFunc& original, const Schedule& sch) {
-  EXPECT_TRUE(WellFormed(sch.func()));
-  EXPECT_TRUE(SameResult(original, sch.func()));
-  EXPECT_TRUE(ReplaysExactly(original, sch));
-}
-
 // A producer and its consumer under one shared outer loop.
 const char* kSharedLoop = R"(# from tvm.script import tir as T
 
@@ -74,7 +68,7 @@ def main(A: T.Buffer((16, 16), "float32"), B: T.Buffer((16, 16), "float32"), C: 
             T.writes(C[v0, v1])
             C[v0, v1] = C_local[v0, v1]
 )");
-  ExpectGood(f, sch);
+  testing::ExpectSound(f, sch);
   EXPECT_EQ(sch.trace().AsPython(),
             "def apply_trace(sch):\n"
             "  b0 = sch.get_block(name=\"C\", func_name=\"main\")\n"
@@ -115,7 +109,7 @@ def main(A: T.Buffer((4, 8), "float32"), C: T.Buffer((4, 8), "float32")):
                 T.writes(C[v_i, v_j])
                 C[v_i, v_j] = B[v_i, v_j] + T.float32(1.0)
 )");
-  ExpectGood(f, sch);
+  testing::ExpectSound(f, sch);
 }
 
 TEST(CacheWrite, ConsumerReadsCacheAndWriteBackMovesToTheEnd) {
@@ -131,7 +125,7 @@ TEST(CacheWrite, ConsumerReadsCacheAndWriteBackMovesToTheEnd) {
             std::string::npos)
       << text;
   EXPECT_GT(text.find("T.block(\"B_local\")"), text.find("T.block(\"C\")"));
-  ExpectGood(f, sch);
+  testing::ExpectSound(f, sch);
   EXPECT_NE(sch.trace().AsPython().find("b2 = sch.cache_write(block=b1, write_buffer_index=0, "
                                         "storage_scope=\"local\", consumer_blocks=[b0])"),
             std::string::npos)
@@ -148,7 +142,7 @@ TEST(CacheWrite, SoftmaxIntermediates) {
     EXPECT_LT(text.find("T.block(\"T_softmax_exp_local\")"),
               text.find("T.block(\"T_softmax_expsum\")"));
     EXPECT_NE(text.find("T.reads(T_softmax_exp[v_i0, v_k])"), std::string::npos) << text;
-    ExpectGood(f, sch);
+    testing::ExpectSound(f, sch);
   }
   {
     Schedule sch(f);
@@ -160,13 +154,13 @@ TEST(CacheWrite, SoftmaxIntermediates) {
               text.find("T.block(\"T_softmax_exp_local\")"));
     EXPECT_LT(text.find("T.block(\"T_softmax_exp_local\")"),
               text.find("T.block(\"T_softmax_norm\")"));
-    ExpectGood(f, sch);
+    testing::ExpectSound(f, sch);
   }
   for (const char* block : {"T_softmax_maxelem", "T_softmax_expsum", "T_softmax_norm"}) {
     SCOPED_TRACE(block);
     Schedule sch(f);
     sch.CacheWrite(sch.GetBlock(block), 0, "shared");
-    ExpectGood(f, sch);
+    testing::ExpectSound(f, sch);
   }
 }
 
@@ -175,7 +169,7 @@ TEST(CacheWrite, ConvWithPadding) {
   Schedule sch(f);
   sch.CacheWrite(sch.GetBlock("PadInput"), 0, "shared");
   sch.CacheWrite(sch.GetBlock("conv2d_nhwc"), 0, "local");
-  ExpectGood(f, sch);
+  testing::ExpectSound(f, sch);
 }
 
 TEST(CacheWrite, AfterCacheRead) {
@@ -186,7 +180,7 @@ TEST(CacheWrite, AfterCacheRead) {
   sch.CacheRead(z, 1, "shared");
   BlockRV wb = sch.CacheWrite(z, 0, "local");
   EXPECT_EQ(sch.NameOf(wb), "Z_local");
-  ExpectGood(f, sch);
+  testing::ExpectSound(f, sch);
 }
 
 TEST(CacheWrite, Refusals) {
@@ -336,7 +330,7 @@ def main(A: T.Buffer((4, 8), "float32"), C: T.Buffer((4, 8), "float32")):
                     T.writes(C[v0, v1])
                     C[v0, v1] = C_local[v0, v1]
 )");
-  ExpectGood(f, sch);
+  testing::ExpectSound(f, sch);
 }
 
 }  // namespace

@@ -19,9 +19,7 @@ LoopRV LoopOf(Schedule& sch, const std::string& block, const std::string& loop) 
 
 void ExpectScheduled(const PrimFunc& original, const Schedule& sch, const std::string& golden) {
   EXPECT_EQ(ToText(sch.func()), golden);
-  EXPECT_TRUE(testing::SameResult(original, sch.func()));
-  EXPECT_TRUE(testing::WellFormed(sch.func()));
-  EXPECT_TRUE(testing::ReplaysExactly(original, sch));
+  testing::ExpectSound(original, sch);
 }
 
 // B[i] = 2 A[i] (10 elements); C reads B under a 3 x 4 split of its loop.

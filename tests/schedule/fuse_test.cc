@@ -13,12 +13,6 @@ using testing::ReplaysExactly;
 using testing::SameResult;
 using testing::WellFormed;
 
-void ExpectSound(const PrimFunc& original, const Schedule& sch) {
-  EXPECT_TRUE(SameResult(original, sch.func()));
-  EXPECT_TRUE(WellFormed(sch.func()));
-  EXPECT_TRUE(ReplaysExactly(original, sch));
-}
-
 std::string Body(const PrimFunc& f) {
   std::string t = ToText(f);
   return t.substr(t.find("    for "));
@@ -41,7 +35,7 @@ TEST(Fuse, TwoLoops) {
                 C[v_i, v_j] = T.float32(0.0)
             C[v_i, v_j] = C[v_i, v_j] + A[v_i, v_k] * B[v_k, v_j]
 )");
-  ExpectSound(f, sch);
+  testing::ExpectSound(f, sch);
   EXPECT_NE(sch.trace().AsPython().find("l4 = sch.fuse(l1, l2, preserve_unit_iters=True)"),
             std::string::npos)
       << sch.trace().AsPython();
@@ -65,7 +59,7 @@ TEST(Fuse, UndoesASplit) {
                 C[v_i, v_j] = T.float32(0.0)
             C[v_i, v_j] = C[v_i, v_j] + A[v_i, v_k] * B[v_k, v_j]
 )");
-  ExpectSound(f, sch);
+  testing::ExpectSound(f, sch);
 }
 
 TEST(Fuse, UnitLoopsAndThreeLoops) {
@@ -88,7 +82,7 @@ TEST(Fuse, UnitLoopsAndThreeLoops) {
                 Z[v_b, v_i, v_j] = T.float32(0.0)
             Z[v_b, v_i, v_j] = Z[v_b, v_i, v_j] + X[v_b, v_i, v_k] * Y[v_b, v_k, v_j]
 )") << preserve;
-    ExpectSound(f, sch);
+    testing::ExpectSound(f, sch);
   }
 }
 
@@ -102,7 +96,7 @@ void FuseLeading(const PrimFunc& f, size_t n) {
     std::vector<LoopRV> prefix(loops.begin(), loops.begin() + std::min(n, loops.size()));
     sch.Fuse(prefix);
   }
-  ExpectSound(f, sch);
+  testing::ExpectSound(f, sch);
 }
 
 TEST(Fuse, PreservesSemanticsOnWorkloads) {

@@ -13,12 +13,6 @@ using testing::ReplaysExactly;
 using testing::SameResult;
 using testing::WellFormed;
 
-void ExpectSound(const PrimFunc& original, const Schedule& sch) {
-  EXPECT_TRUE(SameResult(original, sch.func()));
-  EXPECT_TRUE(WellFormed(sch.func()));
-  EXPECT_TRUE(ReplaysExactly(original, sch));
-}
-
 std::string Body(const PrimFunc& f) {
   std::string t = ToText(f);
   return t.substr(t.find("    for "));
@@ -39,7 +33,7 @@ TEST(Reorder, ListedPositionsOnly) {
                 C[v_i, v_j] = T.float32(0.0)
             C[v_i, v_j] = C[v_i, v_j] + A[v_i, v_k] * B[v_k, v_j]
 )");
-  ExpectSound(f, sch);
+  testing::ExpectSound(f, sch);
   EXPECT_NE(sch.trace().AsPython().find("sch.reorder(l3, l1)"), std::string::npos)
       << sch.trace().AsPython();
   nlohmann::json j = sch.trace().AsJSON();
@@ -65,7 +59,7 @@ TEST(Reorder, TiledMatmul) {
                 C[v_i, v_j] = T.float32(0.0)
             C[v_i, v_j] = C[v_i, v_j] + A[v_i, v_k] * B[v_k, v_j]
 )");
-  ExpectSound(f, sch);
+  testing::ExpectSound(f, sch);
 }
 
 // Reductions moved outermost, on workloads with padding and several stages.
@@ -77,7 +71,7 @@ void ReductionsOutermost(const PrimFunc& f) {
     std::vector<LoopRV> reversed(loops.rbegin(), loops.rend());
     sch.Reorder(reversed);
   }
-  ExpectSound(f, sch);
+  testing::ExpectSound(f, sch);
 }
 
 TEST(Reorder, PreservesSemanticsOnWorkloads) {

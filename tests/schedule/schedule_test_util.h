@@ -77,6 +77,14 @@ inline ::testing::AssertionResult ReplaysExactly(const PrimFunc& original, const
   return ::testing::AssertionSuccess();
 }
 
+// Every check a scheduled program must pass: it computes what the original
+// computes, it is well-formed, and its trace replays to the same program.
+inline void ExpectSound(const PrimFunc& original, const Schedule& sch) {
+  EXPECT_TRUE(SameResult(original, sch.func()));
+  EXPECT_TRUE(WellFormed(sch.func()));
+  EXPECT_TRUE(ReplaysExactly(original, sch));
+}
+
 // Asserts that `statement` throws ScheduleError whose what() contains `needle`.
 #define KILN_EXPECT_SCHEDULE_ERROR(statement, needle)                                  \
   do {                                                                                \

@@ -14,12 +14,6 @@ using testing::ReplaysExactly;
 using testing::SameResult;
 using testing::WellFormed;
 
-void ExpectSound(const PrimFunc& original, const Schedule& sch) {
-  EXPECT_TRUE(SameResult(original, sch.func()));
-  EXPECT_TRUE(WellFormed(sch.func()));
-  EXPECT_TRUE(ReplaysExactly(original, sch));
-}
-
 // The text form's body, from the first loop on (the header is the same).
 std::string Body(const PrimFunc& f) {
   std::string t = ToText(f);
@@ -48,7 +42,7 @@ TEST(Split, ImperfectSplitAddsAPredicate) {
                 C[v_i, v_j] = T.float32(0.0)
             C[v_i, v_j] = C[v_i, v_j] + A[v_i, v_k] * B[v_k, v_j]
 )");
-  ExpectSound(f, sch);
+  testing::ExpectSound(f, sch);
   // The predicated binding is still affine (reorder and compute_at rely on it).
   std::string why;
   EXPECT_TRUE(IsAffineBinding(sch.PathOf(b), &why)) << why;
@@ -74,7 +68,7 @@ TEST(Split, DropUnitItersAndDisablePredication) {
                 C[v_i, v_j] = T.float32(0.0)
             C[v_i, v_j] = C[v_i, v_j] + A[v_i, v_k] * B[v_k, v_j]
 )");
-  ExpectSound(f, sch);
+  testing::ExpectSound(f, sch);
   EXPECT_NE(
       sch.trace().AsPython().find("sch.split(loop=l3, factors=[2, None], preserve_unit_iters=True, "
                                   "disable_predication=True)"),
@@ -104,7 +98,7 @@ TEST(Split, SampledFactorsAndNestedSplit) {
                 Z[v_b, v_i, v_j] = T.float32(0.0)
             Z[v_b, v_i, v_j] = Z[v_b, v_i, v_j] + X[v_b, v_i, v_k] * Y[v_b, v_k, v_j]
 )");
-  ExpectSound(f, sch);
+  testing::ExpectSound(f, sch);
   std::string py = sch.trace().AsPython();
   EXPECT_NE(
       py.find("l8, l9, l10 = sch.split(loop=l2, factors=[v5, v6, v7], preserve_unit_iters=True, "
@@ -131,7 +125,7 @@ void SplitEverything(const PrimFunc& f, int64_t factor) {
     BlockRV b = sch.GetBlock(r->block->name);
     for (LoopRV l : sch.GetLoops(b)) sch.Split(l, {std::monostate{}, factor});
   }
-  ExpectSound(f, sch);
+  testing::ExpectSound(f, sch);
 }
 
 TEST(Split, PreservesSemanticsOnWorkloads) {
@@ -151,7 +145,7 @@ TEST(Split, PredicateIsConjoinedWithAnExistingOne) {
   EXPECT_NE(text.find("T.where(i1_0 * 4 + i1_1_0 * 3 + i1_1_1 < 7 and i1_1_0 * 3 + i1_1_1 < 4)"),
             std::string::npos)
       << text;
-  ExpectSound(f, sch);
+  testing::ExpectSound(f, sch);
 }
 
 TEST(Split, Refusals) {
