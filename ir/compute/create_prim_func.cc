@@ -11,6 +11,7 @@
 #include "ir/error.h"
 #include "ir/functor.h"
 #include "ir/op.h"
+#include "ir/structural_equal.h"
 
 namespace kiln::ir::compute {
 
@@ -30,60 +31,6 @@ class NameSupply {
  private:
   std::set<std::string> used_;
 };
-
-// Structural equality of index expressions; variables and buffers by identity.
-bool SameExpr(const Expr& a, const Expr& b) {
-  if (a.same_as(b)) return true;
-  if (!a.defined() || !b.defined()) return false;
-  if (a.kind() != b.kind() || a.dtype() != b.dtype()) return false;
-  switch (a.kind()) {
-    case ExprKind::kIntImm:
-      return a.as<IntImmNode>()->value == b.as<IntImmNode>()->value;
-    case ExprKind::kFloatImm:
-      return a.as<FloatImmNode>()->value == b.as<FloatImmNode>()->value;
-    case ExprKind::kStringImm:
-      return a.as<StringImmNode>()->value == b.as<StringImmNode>()->value;
-    case ExprKind::kVar:
-      return false;  // distinct nodes are distinct variables
-    case ExprKind::kNot:
-      return SameExpr(a.as<NotNode>()->a, b.as<NotNode>()->a);
-    case ExprKind::kSelect: {
-      const auto *x = a.as<SelectNode>(), *y = b.as<SelectNode>();
-      return SameExpr(x->condition, y->condition) && SameExpr(x->true_value, y->true_value) &&
-             SameExpr(x->false_value, y->false_value);
-    }
-    case ExprKind::kCast:
-      return SameExpr(a.as<CastNode>()->value, b.as<CastNode>()->value);
-    case ExprKind::kBufferLoad: {
-      const auto *x = a.as<BufferLoadNode>(), *y = b.as<BufferLoadNode>();
-      if (!x->buffer.same_as(y->buffer) || x->indices.size() != y->indices.size()) return false;
-      for (size_t i = 0; i < x->indices.size(); ++i) {
-        if (!SameExpr(x->indices[i], y->indices[i])) return false;
-      }
-      return true;
-    }
-    case ExprKind::kCall: {
-      const auto *x = a.as<CallNode>(), *y = b.as<CallNode>();
-      if (x->op != y->op || x->args.size() != y->args.size()) return false;
-      for (size_t i = 0; i < x->args.size(); ++i) {
-        if (!SameExpr(x->args[i], y->args[i])) return false;
-      }
-      return true;
-    }
-    case ExprKind::kRamp: {
-      const auto *x = a.as<RampNode>(), *y = b.as<RampNode>();
-      return x->lanes == y->lanes && SameExpr(x->base, y->base) && SameExpr(x->stride, y->stride);
-    }
-    case ExprKind::kBroadcast: {
-      const auto *x = a.as<BroadcastNode>(), *y = b.as<BroadcastNode>();
-      return x->lanes == y->lanes && SameExpr(x->value, y->value);
-    }
-    default: {
-      const auto *x = a.as<BinaryNode>(), *y = b.as<BinaryNode>();
-      return x != nullptr && y != nullptr && SameExpr(x->a, y->a) && SameExpr(x->b, y->b);
-    }
-  }
-}
 
 // Replaces the stage's axis variables by block variables and tensor buffers
 // by the function's (renamed) buffers.
@@ -144,7 +91,7 @@ class AccessCollector : public IRVisitor {
       if (!acc.buffer.same_as(b)) continue;
       for (const auto& p : acc.points) {
         bool same = true;
-        for (size_t i = 0; i < p.size() && same; ++i) same = SameExpr(p[i], idx[i]);
+        for (size_t i = 0; i < p.size() && same; ++i) same = StructuralEqual(p[i], idx[i]);
         if (same) return;
       }
       acc.points.push_back(idx);
@@ -159,7 +106,7 @@ BufferRegion RegionOf(const AccessCollector::Access& acc) {
   for (size_t d = 0; d < acc.buffer.ndim(); ++d) {
     const Expr& first = acc.points[0][d];
     bool single = true;
-    for (const auto& p : acc.points) single = single && SameExpr(p[d], first);
+    for (const auto& p : acc.points) single = single && StructuralEqual(p[d], first);
     if (single) {
       region.region.push_back(Range{first, IntImm(1, first.dtype())});
     } else {
