@@ -52,13 +52,13 @@ bool Analyzer::CanProve(const Expr& cond) {
   int64_t v;
   if (AsConstInt(s, &v)) return v != 0;
   // A conjunction is proved when each part is an assumed fact.
-  std::vector<Expr> todo = {s};
-  while (!todo.empty()) {
-    Expr c = todo.back();
-    todo.pop_back();
+  std::vector<Expr> pending = {s};
+  while (!pending.empty()) {
+    Expr c = pending.back();
+    pending.pop_back();
     if (c.kind() == ExprKind::kAnd) {
-      todo.push_back(c.as<BinaryNode>()->a);
-      todo.push_back(c.as<BinaryNode>()->b);
+      pending.push_back(c.as<BinaryNode>()->a);
+      pending.push_back(c.as<BinaryNode>()->b);
       continue;
     }
     bool known = false;
@@ -91,13 +91,13 @@ Analyzer::ConstraintScope Analyzer::EnterConstraint(const Expr& cond) {
   }
   ConstraintScope scope(this);
   scope.facts_before_ = facts_.size();
-  std::vector<Expr> todo = {Simplify(cond)};
-  while (!todo.empty()) {
-    Expr c = todo.back();
-    todo.pop_back();
+  std::vector<Expr> pending = {Simplify(cond)};
+  while (!pending.empty()) {
+    Expr c = pending.back();
+    pending.pop_back();
     if (c.kind() == ExprKind::kAnd) {
-      todo.push_back(c.as<BinaryNode>()->b);
-      todo.push_back(c.as<BinaryNode>()->a);
+      pending.push_back(c.as<BinaryNode>()->b);
+      pending.push_back(c.as<BinaryNode>()->a);
       continue;
     }
     AssumeConjunct(c, &scope);

@@ -365,15 +365,15 @@ IterMapResult DetectIterMap(const std::vector<Expr>& indices,
   }
   // The predicate: a conjunction of `fused < bound`.
   std::vector<Expr> conds;
-  std::vector<Expr> todo;
-  if (predicate.defined()) todo.push_back(predicate);
-  while (!todo.empty()) {
-    Expr c = todo.back();
-    todo.pop_back();
+  std::vector<Expr> pending;
+  if (predicate.defined()) pending.push_back(predicate);
+  while (!pending.empty()) {
+    Expr c = pending.back();
+    pending.pop_back();
     if (c.kind() == ExprKind::kAnd) {
       const auto* b = c.as<BinaryNode>();
-      todo.push_back(b->b);
-      todo.push_back(b->a);
+      pending.push_back(b->b);
+      pending.push_back(b->a);
       continue;
     }
     conds.push_back(c);
