@@ -1,0 +1,51 @@
+// The individual lowering passes, in the order LoweringPipeline runs them.
+// Each is a plain PrimFunc -> PrimFunc function; see lower.h for the form
+// the whole pipeline produces. Passes after BlocksToLoops expect its output.
+#pragma once
+
+#include "ir/prim_func.h"
+
+namespace kiln::ir::transform {
+
+// Moves every block's alloc_buffers to the lowest common ancestor of the
+// buffer's uses: onto that block when it is a block, into a new
+// allocation-scope block around the loop body when it is a loop, onto the
+// root block when it is the whole function. Unused buffers are dropped.
+// Storage-alignment requests ("buffer_dim_align" on the writing block) move
+// with the buffer onto its new allocating block.
+PrimFunc PlanBufferAllocation(const PrimFunc& func);
+
+// Replaces every non-root block by its body with the iteration variables
+// substituted by their bindings; the init runs first under "every reduce
+// iterator at its domain minimum"; a non-true predicate becomes an
+// IfThenElse. Reads, writes and iter vars are dropped; a block that allocates
+// becomes an allocation scope.
+PrimFunc BlocksToLoops(const PrimFunc& func);
+
+// Shrinks each allocated buffer to the region accessed under its allocation
+// scope (loops inside the scope relaxed to their ranges) and shifts the
+// indices; storage-alignment requests become strides.
+PrimFunc CompactBufferAllocation(const PrimFunc& func);
+
+// Every buffer, parameters included, becomes one-dimensional (row-major, or
+// by its strides when it has them).
+PrimFunc FlattenBuffer(const PrimFunc& func);
+
+// Simplifies every integer and boolean expression with the arith Analyzer
+// (loop variables bound to their ranges, if conditions assumed in their
+// branches) and drops branches whose condition is provably constant.
+PrimFunc Simplify(const PrimFunc& func);
+
+// Demotes vectorized loops that cannot be vectorized (extent not constant,
+// or a body with loops, ifs or allocations) to serial, and parallel loops
+// nested in a parallel loop to serial.
+PrimFunc LegalizeLoopKinds(const PrimFunc& func);
+
+// Unrolled loops with a constant extent are replicated; loops under a
+// "pragma_auto_unroll_max_step" annotation whose step count is within the
+// maximum become unrolled (replicated unless "pragma_unroll_explicit" is 0).
+// A loop whose body allocates is marked unrolled instead of replicated; an
+// unrolled loop without a constant extent becomes serial.
+PrimFunc UnrollLoops(const PrimFunc& func);
+
+}  // namespace kiln::ir::transform

@@ -1,0 +1,67 @@
+// Simplify: index arithmetic left by substitution, compaction and flattening
+// ((i*4 + j) - i*4, floordiv of fused loops, ...) is folded by the arith
+// Analyzer, with every loop variable bound to its range and every if
+// condition assumed inside its then branch.
+#include "ir/arith/analyzer.h"
+#include "ir/functor.h"
+#include "ir/op.h"
+#include "ir/transform/passes.h"
+
+namespace kiln::ir::transform {
+namespace {
+
+class Simplifier : public IRMutator {
+ public:
+  Expr VisitExpr(const Expr& e) override {
+    if (!e.defined()) return e;
+    Expr out = IRMutator::VisitExpr(e);
+    DataType t = out.dtype();
+    if (t.lanes() == 1 && (t.is_int() || t.is_uint() || t.is_bool())) return an_.Simplify(out);
+    return out;
+  }
+
+ protected:
+  Stmt VisitFor(const Stmt& s, const ForNode* op) override {
+    (void)s;
+    Expr min = VisitExpr(op->min), extent = VisitExpr(op->extent);
+    int64_t n = 0;
+    if (AsConstInt(extent, &n) && n <= 0) return Evaluate(IntImm(0));
+    an_.Bind(op->loop_var, Range{min, extent});
+    Stmt body = VisitStmt(op->body);
+    auto f = std::make_shared<ForNode>(*op);
+    f->min = min;
+    f->extent = extent;
+    f->body = body;
+    return Stmt(std::move(f));
+  }
+  Stmt VisitIfThenElse(const Stmt& s, const IfThenElseNode* op) override {
+    (void)s;
+    Expr cond = VisitExpr(op->condition);
+    if (IsConstInt(cond, 1)) return VisitStmt(op->then_case);
+    if (IsConstInt(cond, 0)) return op->else_case.defined() ? VisitStmt(op->else_case) : Evaluate(IntImm(0));
+    Stmt then_case;
+    {
+      auto scope = an_.EnterConstraint(cond);
+      then_case = VisitStmt(op->then_case);
+    }
+    Stmt else_case;
+    if (op->else_case.defined()) {
+      auto scope = an_.EnterConstraint(Not(cond));
+      else_case = VisitStmt(op->else_case);
+    }
+    return IfThenElseStmt(cond, then_case, else_case);
+  }
+
+ private:
+  arith::Analyzer an_;
+};
+
+}  // namespace
+
+PrimFunc Simplify(const PrimFunc& func) {
+  PrimFunc out = func;
+  out.body = Simplifier().VisitStmt(func.body);
+  return out;
+}
+
+}  // namespace kiln::ir::transform

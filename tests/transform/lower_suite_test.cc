@@ -1,0 +1,192 @@
+// The decisive lowering test: for every suite workload at reduced shapes,
+// unscheduled and under random schedules, the lowered function computes what
+// the block-form function computes, satisfies the lowered-form contract and
+// prints and parses back.
+#include <gtest/gtest.h>
+
+#include <functional>
+
+#include "ir/schedule/schedule.h"
+#include "ir/workloads/suite.h"
+#include "lower_test_util.h"
+
+namespace kiln::ir {
+namespace {
+
+struct Case {
+  const char* name;
+  std::function<PrimFunc()> make;
+};
+
+// One reduced instance of every operator family in the suite (the shapes of
+// tests/schedule/property_test.cc: small factors, small outputs).
+std::vector<Case> ReducedSuite() {
+  return {
+      {"C1D", [] { return Conv1dNLC(1, 8, 4, 6, 3, 2, 1); }},
+      {"C2D", [] { return Conv2dNHWC(1, 6, 6, 4, 4, 3, 2, 1); }},
+      {"C3D", [] { return Conv3dNDHWC(1, 4, 4, 4, 2, 4, 3, 2, 1); }},
+      {"GMM", [] { return BatchMatmulNKKM(1, 8, 8, 8); }},
+      {"GRP", [] { return Conv2dNHWC(1, 6, 6, 4, 4, 3, 2, 1, 1, 2); }},
+      {"DIL", [] { return Conv2dNHWC(1, 8, 8, 2, 4, 3, 1, 1, 2); }},
+      {"DEP", [] { return DepthwiseConv2dNHWC(1, 6, 6, 4, 3, 1, 1); }},
+      {"T2D", [] { return Conv2dTransposeNHWC(1, 4, 4, 4, 2, 4, 2, 1); }},
+      {"CAP", [] { return Conv2dCapsuleNHWIJC(1, 4, 4, 2, 2, 3, 2, 1, 2); }},
+      {"NRM", [] { return NormBMN(1, 8, 8); }},
+      {"SFM", [] { return SoftmaxMN(4, 8); }},
+      {"CBR", [] { return Conv2dNHWCBnRelu(1, 6, 6, 2, 4, 3, 2, 1); }},
+      {"TBG", [] { return TransposeBatchMatmul(1, 4, 2, 4); }},
+      {"matmul_relu", [] { return MatmulRelu(8, 8, 8); }},
+      {"conv2d_nchw", [] { return Conv2dNCHW(1, 6, 6, 4, 4, 3, 3, 1, 1); }},
+      {"GEMV", [] { return GemvNT(1, 8, 16); }},
+      {"RMS", [] { return RmsNorm(2, 16); }},
+  };
+}
+
+std::vector<std::string> BlockNames(const Schedule& sch) {
+  std::vector<std::string> names;
+  std::function<void(const Stmt&)> walk = [&](const Stmt& s) {
+    if (!s.defined()) return;
+    if (const auto* f = s.as<ForNode>()) return walk(f->body);
+    if (const auto* q = s.as<SeqStmtNode>()) {
+      for (const auto& x : q->seq) walk(x);
+      return;
+    }
+    if (const auto* i = s.as<IfThenElseNode>()) {
+      walk(i->then_case);
+      walk(i->else_case);
+      return;
+    }
+    if (const auto* r = s.as<BlockRealizeNode>()) {
+      if (r->block->name != "root") names.push_back(r->block->name);
+      walk(r->block->body);
+    }
+  };
+  walk(sch.func().body);
+  return names;
+}
+
+template <typename T>
+const T& Pick(RandomEngine& rng, const std::vector<T>& v) {
+  return v[rng.SampleInt(0, static_cast<int64_t>(v.size()))];
+}
+
+// One random primitive; throws ScheduleError when it refuses.
+void RandomStep(Schedule& sch, RandomEngine& rng) {
+  const std::vector<std::string> names = BlockNames(sch);
+  BlockRV block = sch.GetBlock(Pick(rng, names));
+  std::vector<LoopRV> loops = sch.GetLoops(block);
+  const std::vector<std::string> scopes = {"global", "local"};
+  auto other_loop = [&]() -> LoopRV {
+    std::vector<LoopRV> all = sch.GetLoops(sch.GetBlock(Pick(rng, names)));
+    if (all.empty()) throw ScheduleError("lower test", "no loop to pick");
+    return Pick(rng, all);
+  };
+  switch (rng.SampleInt(0, 13)) {
+    case 0:
+    case 1: {  // split: perfect, or imperfect (a predicate)
+      if (loops.empty()) return;
+      LoopRV l = Pick(rng, loops);
+      if (rng.SampleInt(0, 2) == 0) {
+        auto f = sch.SamplePerfectTile(l, static_cast<int>(rng.SampleInt(2, 4)), 16);
+        sch.Split(l, std::vector<Factor>(f.begin(), f.end()));
+      } else {
+        sch.Split(l, {std::monostate{}, rng.SampleInt(2, 5)});
+      }
+      return;
+    }
+    case 2: {
+      if (loops.size() < 2) return;
+      std::vector<int64_t> idx = rng.SampleWithoutReplacement(static_cast<int64_t>(loops.size()),
+                                                              std::min<int64_t>(3, loops.size()));
+      std::vector<LoopRV> order;
+      for (int64_t i : idx) order.push_back(loops[i]);
+      sch.Reorder(order);
+      return;
+    }
+    case 3: {
+      if (loops.size() < 2) return;
+      int64_t i = rng.SampleInt(0, static_cast<int64_t>(loops.size()) - 1);
+      sch.Fuse({loops[i], loops[i + 1]});
+      return;
+    }
+    case 4: {
+      int reads = static_cast<int>(sch.Get(block).reads.size());
+      if (reads == 0) return;
+      sch.CacheRead(block, static_cast<int>(rng.SampleInt(0, reads)), Pick(rng, scopes));
+      return;
+    }
+    case 5: {
+      int writes = static_cast<int>(sch.Get(block).writes.size());
+      sch.CacheWrite(block, static_cast<int>(rng.SampleInt(0, writes)), Pick(rng, scopes));
+      return;
+    }
+    case 6:
+      sch.ComputeAt(block, other_loop(), rng.SampleInt(0, 2) == 1);
+      return;
+    case 7:
+      sch.ReverseComputeAt(block, other_loop(), rng.SampleInt(0, 2) == 1);
+      return;
+    case 8:
+      if (loops.empty()) return;
+      sch.DecomposeReduction(block, Pick(rng, loops));
+      return;
+    case 9:
+      if (loops.empty()) return;
+      sch.Parallel(Pick(rng, loops));
+      return;
+    case 10:
+      if (loops.empty()) return;
+      sch.Vectorize(Pick(rng, loops));
+      return;
+    case 11:
+      if (loops.empty()) return;
+      sch.Unroll(Pick(rng, loops));
+      return;
+    default: {  // MetaSchedule-style auto-unroll request on an outer loop
+      if (loops.empty()) return;
+      sch.Annotate(loops[0], "pragma_auto_unroll_max_step", Pick(rng, std::vector<int64_t>{16, 64}));
+      sch.Annotate(loops[0], "pragma_unroll_explicit", rng.SampleInt(0, 2));
+      return;
+    }
+  }
+}
+
+class LowerSuite : public ::testing::TestWithParam<int> {};
+
+TEST_P(LowerSuite, UnscheduledLowersSoundly) {
+  const Case c = ReducedSuite()[GetParam()];
+  SCOPED_TRACE(c.name);
+  testing::ExpectLowersSoundly(c.make());
+}
+
+TEST_P(LowerSuite, RandomSchedulesLowerSoundly) {
+  const Case c = ReducedSuite()[GetParam()];
+  const PrimFunc original = c.make();
+  RandomEngine rng(5000 + GetParam());
+  int applied = 0;
+  for (int trial = 0; trial < 30; ++trial) {
+    Schedule sch(original, rng.ForkSeed());
+    const int steps = static_cast<int>(rng.SampleInt(2, 9));
+    for (int s = 0; s < steps; ++s) {
+      try {
+        RandomStep(sch, rng);
+        ++applied;
+      } catch (const ScheduleError&) {
+      }
+    }
+    SCOPED_TRACE(std::string(c.name) + " trial " + std::to_string(trial) + "\n" +
+                 sch.trace().AsPython());
+    testing::ExpectLowersSoundly(sch.func(), 11 + trial);
+    if (::testing::Test::HasFailure()) return;
+  }
+  EXPECT_GT(applied, 40) << c.name;
+}
+
+INSTANTIATE_TEST_SUITE_P(Suite, LowerSuite,
+                         ::testing::Range(0, static_cast<int>(ReducedSuite().size())),
+                         [](const ::testing::TestParamInfo<int>& info) {
+                           return std::string(ReducedSuite()[info.param].name);
+                         });
+
+}  // namespace
+}  // namespace kiln::ir
