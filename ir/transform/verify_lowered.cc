@@ -2,7 +2,7 @@
 
 #include "ir/functor.h"
 #include "ir/op.h"
-#include "ir/verify.h"
+#include <unordered_set>
 
 namespace kiln::ir::transform {
 namespace {
@@ -17,8 +17,16 @@ class Checker : public IRVisitor {
   }
 
  protected:
+  void VisitVar(const VarNode* v) override {
+    if (!defined_.count(v)) issues.push_back("variable " + v->name + " is used outside its loop");
+  }
   void VisitFor(const ForNode* op) override {
     const std::string where = "loop " + op->loop_var.name();
+    if (!op->loop_var.defined() || !op->body.defined()) {
+      issues.push_back(where + ": has no variable or no body");
+      return;
+    }
+    if (defined_.count(op->loop_var.get())) issues.push_back(where + ": variable defined twice");
     int64_t n = 0;
     bool const_extent = AsConstInt(op->extent, &n);
     if (op->for_kind == ForKind::kParallel) {
@@ -35,7 +43,11 @@ class Checker : public IRVisitor {
     if (op->for_kind == ForKind::kUnrolled && !const_extent) {
       issues.push_back(where + ": unrolled loop without a constant extent");
     }
-    IRVisitor::VisitFor(op);
+    VisitExpr(op->min);
+    VisitExpr(op->extent);
+    defined_.insert(op->loop_var.get());
+    VisitStmt(op->body);
+    defined_.erase(op->loop_var.get());
     if (op->for_kind == ForKind::kParallel) --parallel_;
     if (op->for_kind == ForKind::kVectorized) --vector_;
   }
@@ -57,12 +69,23 @@ class Checker : public IRVisitor {
     if (!b.reads.empty() || !b.writes.empty()) issues.push_back(where + ": has reads or writes");
     if (!root && b.alloc_buffers.empty()) issues.push_back(where + ": allocates nothing");
     if (vector_ > 0) issues.push_back(where + ": allocates inside a vectorized loop");
-    for (const auto& buf : b.alloc_buffers) CheckFlat(buf, "allocated");
+    for (const auto& buf : b.alloc_buffers) {
+      CheckFlat(buf, "allocated");
+      int64_t n = 0;
+      if (buf.ndim() == 1 && !AsConstInt(buf.shape()[0], &n)) {
+        issues.push_back("allocated buffer '" + buf.name() + "' has no constant size");
+      }
+      if (!buffers_.insert(buf.get()).second) {
+        issues.push_back("buffer '" + buf.name() + "' is allocated twice");
+      }
+    }
     ++depth_;
-    IRVisitor::VisitBlockRealize(op);
+    VisitStmt(b.body);
     --depth_;
+    for (const auto& buf : b.alloc_buffers) buffers_.erase(buf.get());
   }
   void VisitBufferLoad(const BufferLoadNode* op) override {
+    UseBuffer(op->buffer);
     if (op->indices.size() != 1) {
       issues.push_back("load of '" + op->buffer.name() + "' has " +
                        std::to_string(op->indices.size()) + " indices");
@@ -70,6 +93,7 @@ class Checker : public IRVisitor {
     IRVisitor::VisitBufferLoad(op);
   }
   void VisitBufferStore(const BufferStoreNode* op) override {
+    UseBuffer(op->buffer);
     if (op->indices.size() != 1) {
       issues.push_back("store to '" + op->buffer.name() + "' has " +
                        std::to_string(op->indices.size()) + " indices");
@@ -78,6 +102,14 @@ class Checker : public IRVisitor {
   }
 
  public:
+  // Parameters: declared everywhere; their shape variables are in scope.
+  void DeclareParam(const Buffer& b) {
+    CheckFlat(b, "parameter");
+    buffers_.insert(b.get());
+    for (const auto& e : b.shape()) {
+      if (const auto* v = e.as<VarNode>()) defined_.insert(v);
+    }
+  }
   void CheckFlat(const Buffer& b, const char* what) {
     if (b.ndim() != 1 || !b->strides.empty()) {
       issues.push_back(std::string(what) + " buffer '" + b.name() + "' is not one-dimensional");
@@ -85,6 +117,16 @@ class Checker : public IRVisitor {
   }
 
  private:
+  void UseBuffer(const Buffer& b) {
+    if (!b.defined()) {
+      issues.push_back("an access to a null buffer");
+    } else if (!buffers_.count(b.get())) {
+      issues.push_back("buffer '" + b.name() + "' is used outside its allocation scope");
+    }
+  }
+
+  std::unordered_set<const VarNode*> defined_;
+  std::unordered_set<const BufferNode*> buffers_;
   int parallel_ = 0, vector_ = 0, depth_ = 0;
 };
 
@@ -92,14 +134,13 @@ class Checker : public IRVisitor {
 
 std::vector<std::string> VerifyLowered(const PrimFunc& f) {
   std::vector<std::string> issues;
-  for (const auto& i : VerifyFunc(f)) issues.push_back(i.str());
   const auto* root = f.body.as<BlockRealizeNode>();
   if (root == nullptr || !root->block.defined() || root->block->name != "root") {
     issues.push_back("function " + f.name + ": body is not the root block");
     return issues;
   }
   Checker c;
-  for (const auto& p : f.params) c.CheckFlat(p, "parameter");
+  for (const auto& p : f.params) c.DeclareParam(p);
   c.VisitStmt(f.body);
   issues.insert(issues.end(), c.issues.begin(), c.issues.end());
   return issues;

@@ -10,8 +10,11 @@
 namespace kiln::ir::transform {
 
 // Every way f departs from the lowered form, one message each (naming the
-// buffer, block or loop); empty when f is in lowered form. Also runs the IR
-// well-formedness checker (ir/verify.h).
+// buffer, block or loop); empty when f is in lowered form. Besides the form
+// itself it checks scoping: every variable is a loop variable (or a
+// parameter's shape variable) in scope, every buffer a parameter or allocated
+// by an enclosing scope. (ir/verify.h checks the block form; its static
+// bounds and region checks do not apply once blocks are gone.)
 std::vector<std::string> VerifyLowered(const PrimFunc& f);
 
 }  // namespace kiln::ir::transform
