@@ -33,7 +33,8 @@ PrimFunc FlattenBuffer(const PrimFunc& func);
 
 // Simplifies every integer and boolean expression with the arith Analyzer
 // (loop variables bound to their ranges, if conditions assumed in their
-// branches) and drops branches whose condition is provably constant.
+// branches), drops branches whose condition is provably constant, and
+// replaces loops of extent one by their body.
 PrimFunc Simplify(const PrimFunc& func);
 
 // Demotes vectorized loops that cannot be vectorized (extent not constant,

@@ -26,6 +26,11 @@ class Simplifier : public IRMutator {
     Expr min = VisitExpr(op->min), extent = VisitExpr(op->extent);
     int64_t n = 0;
     if (AsConstInt(extent, &n) && n <= 0) return Evaluate(IntImm(0));
+    if (n == 1 && op->annotations.empty() && op->for_kind != ForKind::kThreadBinding) {
+      // A unit loop runs its body once with the variable at its start.
+      an_.Bind(op->loop_var, min);
+      return VisitStmt(op->body);
+    }
     an_.Bind(op->loop_var, Range{min, extent});
     Stmt body = VisitStmt(op->body);
     auto f = std::make_shared<ForNode>(*op);
