@@ -10,6 +10,11 @@
 namespace kiln::ir::transform {
 namespace {
 
+bool IsNoOp(const Stmt& s) {
+  const auto* e = s.as<EvaluateNode>();
+  return e != nullptr && e->value.as<IntImmNode>() != nullptr;
+}
+
 class Simplifier : public IRMutator {
  public:
   Expr VisitExpr(const Expr& e) override {
@@ -39,6 +44,15 @@ class Simplifier : public IRMutator {
     f->body = body;
     return Stmt(std::move(f));
   }
+  Stmt VisitSeqStmt(const Stmt& s, const SeqStmtNode* op) override {
+    (void)s;
+    std::vector<Stmt> seq;
+    for (const auto& x : op->seq) {
+      Stmt y = VisitStmt(x);
+      if (!IsNoOp(y)) seq.push_back(y);
+    }
+    return seq.empty() ? Evaluate(IntImm(0)) : SeqStmt(std::move(seq));
+  }
   Stmt VisitIfThenElse(const Stmt& s, const IfThenElseNode* op) override {
     (void)s;
     Expr cond = VisitExpr(op->condition);
@@ -54,6 +68,8 @@ class Simplifier : public IRMutator {
       auto scope = an_.EnterConstraint(Not(cond));
       else_case = VisitStmt(op->else_case);
     }
+    if (else_case.defined() && IsNoOp(else_case)) else_case = Stmt();
+    if (IsNoOp(then_case) && !else_case.defined()) return then_case;
     return IfThenElseStmt(cond, then_case, else_case);
   }
 
