@@ -1,0 +1,96 @@
+// kiln lower end to end: the lowered program it prints parses back and is in
+// lowered form; --trace schedules first; --print-after-all shows every pass;
+// bad input is a clear error with a non-zero exit code.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <string>
+#include <sys/wait.h>
+
+#include <fstream>
+#include <unistd.h>
+
+#include "ir/parser.h"
+#include "ir/schedule/schedule.h"
+#include "ir/workloads/suite.h"
+#include "ir/transform/lower.h"
+#include "ir/transform/verify_lowered.h"
+
+namespace {
+
+struct Result {
+  int code;
+  std::string out;  // stdout, and stderr when asked
+};
+
+Result RunKiln(const std::string& args, bool with_stderr = true) {
+  const std::string cmd =
+      std::string(KILN_BINARY_DIR) + "/tools/kiln " + args + (with_stderr ? " 2>&1" : " 2>/dev/null");
+  Result r{-1, ""};
+  FILE* p = popen(cmd.c_str(), "r");
+  if (p == nullptr) return r;
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
+  int status = pclose(p);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+TEST(LowerCli, PrintsAParsableLoweredProgram) {
+  Result r = RunKiln("lower --workload GMM", /*with_stderr=*/false);
+  ASSERT_EQ(r.code, 0) << r.out;
+  kiln::ir::PrimFunc f = kiln::ir::ParseFunc(r.out);
+  EXPECT_TRUE(kiln::ir::transform::VerifyLowered(f).empty()) << r.out;
+  EXPECT_EQ(r.out.find("T.block(\"Z\")"), std::string::npos) << r.out;  // no compute block left
+}
+
+TEST(LowerCli, TraceSchedulesBeforeLowering) {
+  // A trace that tiles GMM, caches the accumulator per tile and parallelizes.
+  kiln::ir::Schedule sch(kiln::ir::MakeWorkload("GMM", 0));
+  auto z = sch.GetBlock("Z");
+  auto loops = sch.GetLoops(z);
+  auto is = sch.Split(loops[1], {std::monostate{}, int64_t{8}});
+  auto js = sch.Split(loops[2], {std::monostate{}, int64_t{8}});
+  sch.Reorder({is[0], js[0], is[1], js[1]});
+  auto local = sch.CacheWrite(z, 0, "local");
+  sch.ReverseComputeAt(local, js[0], true);
+  sch.Parallel(is[0]);
+  char path[] = "/tmp/kiln_lower_cli_test_XXXXXX";
+  int fd = mkstemp(path);
+  ASSERT_GE(fd, 0);
+  close(fd);
+  std::ofstream(path) << sch.trace().AsJSONString();
+  Result plain = RunKiln("lower --workload GMM", false);
+  Result traced = RunKiln(std::string("lower --workload GMM --trace ") + path, false);
+  unlink(path);
+  ASSERT_EQ(traced.code, 0) << traced.out;
+  EXPECT_NE(plain.out, traced.out);
+  EXPECT_NE(traced.out.find("T.parallel"), std::string::npos) << traced.out;
+  EXPECT_NE(traced.out.find("Z_local = T.alloc_buffer((64,)"), std::string::npos) << traced.out;
+  kiln::ir::PrimFunc f = kiln::ir::ParseFunc(traced.out);
+  EXPECT_TRUE(kiln::ir::transform::VerifyLowered(f).empty()) << traced.out;
+}
+
+TEST(LowerCli, PrintAfterAllShowsEveryPass) {
+  Result r = RunKiln("lower --workload GMM --print-after-all", false);
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("# input"), std::string::npos);
+  for (const auto& p : kiln::ir::transform::LoweringPipeline()) {
+    EXPECT_NE(r.out.find("# after " + p.name + "\n"), std::string::npos) << p.name;
+  }
+}
+
+TEST(LowerCli, BadInputIsAClearError) {
+  Result r = RunKiln("lower --workload NO_SUCH_WORKLOAD");
+  EXPECT_NE(r.code, 0);
+  EXPECT_NE(r.out.find("NO_SUCH_WORKLOAD"), std::string::npos) << r.out;
+  r = RunKiln("lower --workload GMM --trace /nonexistent/trace.json");
+  EXPECT_NE(r.code, 0);
+  EXPECT_NE(r.out.find("/nonexistent/trace.json"), std::string::npos) << r.out;
+  EXPECT_NE(RunKiln("lower").code, 0);  // --workload is required
+  EXPECT_EQ(RunKiln("lower --help").code, 0);
+}
+
+}  // namespace
