@@ -80,7 +80,10 @@ class Unroller : public IRMutator {
     std::vector<Stmt> copies;
     for (int64_t i = 0; i < n; ++i) {
       VarMap map;
-      map[op->loop_var.get()] = Add(op->min, IntImm(i, op->loop_var.dtype()));
+      int64_t lo = 0;
+      map[op->loop_var.get()] = AsConstInt(op->min, &lo)
+                                    ? IntImm(lo + i, op->loop_var.dtype())
+                                    : Add(op->min, IntImm(i, op->loop_var.dtype()));
       copies.push_back(Substitute(body, map));
     }
     return SeqStmt(std::move(copies));
