@@ -68,6 +68,7 @@ class Checker : public IRVisitor {
     if (b.init) issues.push_back(where + ": has an init");
     if (!b.reads.empty() || !b.writes.empty()) issues.push_back(where + ": has reads or writes");
     if (!root && b.alloc_buffers.empty()) issues.push_back(where + ": allocates nothing");
+    if (!root && !b.annotations.empty()) issues.push_back(where + ": has annotations");
     if (vector_ > 0) issues.push_back(where + ": allocates inside a vectorized loop");
     for (const auto& buf : b.alloc_buffers) {
       CheckFlat(buf, "allocated");

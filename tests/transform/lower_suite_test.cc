@@ -81,7 +81,7 @@ void RandomStep(Schedule& sch, RandomEngine& rng) {
     if (all.empty()) throw ScheduleError("lower test", "no loop to pick");
     return Pick(rng, all);
   };
-  switch (rng.SampleInt(0, 13)) {
+  switch (rng.SampleInt(0, 14)) {
     case 0:
     case 1: {  // split: perfect, or imperfect (a predicate)
       if (loops.empty()) return;
@@ -142,6 +142,15 @@ void RandomStep(Schedule& sch, RandomEngine& rng) {
       if (loops.empty()) return;
       sch.Unroll(Pick(rng, loops));
       return;
+    case 12: {  // padded strides on what the block writes
+      if (sch.Get(block).writes.empty()) return;
+      int ndim = static_cast<int>(sch.Get(block).writes[0].buffer.ndim());
+      if (ndim < 2) return;
+      sch.StorageAlign(block, 0, static_cast<int>(rng.SampleInt(0, ndim - 1)),
+                       static_cast<int>(Pick(rng, std::vector<int64_t>{4, 8})),
+                       static_cast<int>(rng.SampleInt(0, 4)));
+      return;
+    }
     default: {  // MetaSchedule-style auto-unroll request on an outer loop
       if (loops.empty()) return;
       sch.Annotate(loops[0], "pragma_auto_unroll_max_step", Pick(rng, std::vector<int64_t>{16, 64}));
