@@ -82,7 +82,24 @@ void RandomStep(Schedule& sch, RandomEngine& rng) {
     if (all.empty()) throw ScheduleError("lower test", "no loop to pick");
     return Pick(rng, all);
   };
-  switch (rng.SampleInt(0, 14)) {
+  switch (rng.SampleInt(0, 16)) {
+    case 14:
+    case 15: {  // a per-iteration cache under a parallel loop
+      if (loops.empty()) return;
+      LoopRV outer = loops[rng.SampleInt(0, std::min<int64_t>(2, loops.size()))];
+      if (rng.SampleInt(0, 2) == 0) {
+        BlockRV cache = sch.CacheWrite(block, 0, "local");
+        sch.ReverseComputeAt(cache, outer, true);
+      } else {
+        int reads = static_cast<int>(sch.Get(block).reads.size());
+        if (reads == 0) return;
+        BlockRV cache =
+            sch.CacheRead(block, static_cast<int>(rng.SampleInt(0, reads)), "local");
+        sch.ComputeAt(cache, outer, true);
+      }
+      sch.Parallel(sch.GetLoops(block)[0]);
+      return;
+    }
     case 0:
     case 1: {  // split: perfect, or imperfect (a predicate)
       if (loops.empty()) return;
