@@ -11,6 +11,9 @@ namespace kiln::ir::transform {
 // buffer's uses: onto that block when it is a block, into a new
 // allocation-scope block around the loop body when it is a loop, onto the
 // root block when it is the whole function. Unused buffers are dropped.
+// The allocation stops above a loop whose iterations touch common elements
+// of the buffer (checked by enumerating the iterations, 4096 at most), since
+// values flowing between iterations need the buffer to outlive one of them.
 // Storage-alignment requests ("buffer_dim_align" on the writing block) move
 // with the buffer onto its new allocating block.
 PrimFunc PlanBufferAllocation(const PrimFunc& func);

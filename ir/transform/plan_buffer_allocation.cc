@@ -2,13 +2,17 @@
 // (loop or block) of its buffer's uses, so that a buffer used only inside one
 // iteration of a loop (a cache under a parallel loop, say) is allocated per
 // iteration, and lives no longer than it is used.
+#include <algorithm>
 #include <map>
 #include <set>
 #include <unordered_map>
 #include <unordered_set>
 
+#include "ir/arith/analyzer.h"
+#include "ir/arith/int_set.h"
 #include "ir/functor.h"
 #include "ir/op.h"
+#include "ir/substitute.h"
 #include "ir/transform/alloc_dim_align.h"
 #include "ir/transform/passes.h"
 
@@ -30,11 +34,42 @@ class UseFinder : public IRVisitor {
   // Allocated buffers in first-allocation order (deterministic output).
   std::vector<Buffer> order;
 
+  // One block's access to an allocated buffer: its region in terms of loop
+  // variables (block bindings substituted) and the loops enclosing it.
+  struct RegionUse {
+    std::vector<Range> region;
+    std::vector<const ForNode*> loops;
+  };
+  std::unordered_map<const BufferNode*, std::vector<RegionUse>> region_uses;
+
   void VisitStmt(const Stmt& s) override {
     if (!s.defined()) return;
     bool scope = s.kind() == StmtKind::kFor || s.kind() == StmtKind::kBlockRealize;
     if (scope) chain_.push_back(s.get());
+    const auto* f = s.as<ForNode>();
+    if (f) loops_.push_back(f);
+    VarMap saved;
+    if (const auto* r = s.as<BlockRealizeNode>()) {
+      saved = bind_;
+      const BlockNode& b = *r->block.get();
+      for (size_t i = 0; i < b.iter_vars.size() && i < r->iter_values.size(); ++i) {
+        bind_[b.iter_vars[i].var.get()] = Substitute(r->iter_values[i], saved);
+      }
+      for (const auto* regions : {&b.reads, &b.writes}) {
+        for (const auto& reg : *regions) {
+          if (!allocated_.count(reg.buffer.get())) continue;
+          RegionUse u;
+          for (const auto& rg : reg.region) {
+            u.region.push_back({Substitute(rg.min, bind_), Substitute(rg.extent, bind_)});
+          }
+          u.loops = loops_;
+          region_uses[reg.buffer.get()].push_back(std::move(u));
+        }
+      }
+    }
     IRVisitor::VisitStmt(s);
+    if (s.kind() == StmtKind::kBlockRealize) bind_ = std::move(saved);
+    if (f) loops_.pop_back();
     if (scope) chain_.pop_back();
   }
 
@@ -75,14 +110,100 @@ class UseFinder : public IRVisitor {
 
   const std::unordered_set<const BufferNode*>& allocated_;
   Chain chain_;
+  std::vector<const ForNode*> loops_;
+  VarMap bind_;
 };
+
+// Moving an allocation under loop `l` (allocating it per iteration) is safe
+// when no element is touched by two different iterations of `l`: then no
+// value can flow from one iteration to another. Checked by enumerating the
+// iterations (with every loop above `l` in `outer` fixed to each of its
+// values) and comparing each iteration's accessed boxes; anything that
+// cannot be evaluated, or more than kBudget iterations, counts as unsafe.
+bool PerIterationSafe(const std::vector<UseFinder::RegionUse>& uses,
+                      const std::vector<const ForNode*>& outer, const ForNode* l) {
+  constexpr int64_t kBudget = 4096;
+  std::vector<const ForNode*> fixed = outer;
+  fixed.push_back(l);
+  std::vector<int64_t> lo(fixed.size()), ext(fixed.size());
+  int64_t total = 1;
+  for (size_t i = 0; i < fixed.size(); ++i) {
+    if (!AsConstInt(fixed[i]->min, &lo[i]) || !AsConstInt(fixed[i]->extent, &ext[i])) return false;
+    if (ext[i] <= 0) return true;
+    total *= ext[i];
+    if (total > kBudget) return false;
+  }
+  if (ext.back() == 1) return true;
+  arith::Analyzer an;
+  using Box = std::vector<std::pair<int64_t, int64_t>>;
+  const size_t nouter = outer.size();
+  int64_t outer_count = total / ext.back();
+  for (int64_t o = 0; o < outer_count; ++o) {
+    VarMap values;
+    int64_t rest = o;
+    for (size_t i = nouter; i-- > 0;) {
+      values[fixed[i]->loop_var.get()] = IntImm(lo[i] + rest % ext[i], fixed[i]->loop_var.dtype());
+      rest /= ext[i];
+    }
+    std::vector<std::vector<Box>> per_iter(ext.back());
+    for (int64_t it = 0; it < ext.back(); ++it) {
+      values[l->loop_var.get()] = IntImm(lo.back() + it, l->loop_var.dtype());
+      for (const auto& u : uses) {
+        arith::IntSetMap dom;
+        for (const auto* inner : u.loops) {
+          if (std::find(fixed.begin(), fixed.end(), inner) != fixed.end()) continue;
+          dom[inner->loop_var.get()] = arith::IntervalSet::FromRange(
+              Range{Substitute(inner->min, values), Substitute(inner->extent, values)}, &an);
+        }
+        Box box;
+        for (const auto& r : u.region) {
+          int64_t a = 0, b = 0, e = 0;
+          if (!AsConstInt(an.Simplify(Substitute(r.extent, values)), &e)) {
+            // The extent may still depend on inner loops: bound it.
+            arith::IntervalSet es = arith::EvalSet(Substitute(r.extent, values), dom, &an);
+            if (!es.is_bounded() || !AsConstInt(es.max, &e)) return false;
+          }
+          arith::IntervalSet s = arith::EvalSet(Substitute(r.min, values), dom, &an);
+          if (!s.is_bounded() || !AsConstInt(s.min, &a) || !AsConstInt(s.max, &b)) return false;
+          if (e <= 0) {
+            box.clear();
+            break;
+          }
+          box.push_back({a, b + e - 1});
+        }
+        if (!box.empty() || u.region.empty()) per_iter[it].push_back(box);
+      }
+    }
+    auto disjoint = [](const Box& x, const Box& y) {
+      for (size_t d = 0; d < x.size() && d < y.size(); ++d) {
+        if (x[d].second < y[d].first || y[d].second < x[d].first) return true;
+      }
+      return false;
+    };
+    for (size_t i = 0; i < per_iter.size(); ++i) {
+      for (size_t j = i + 1; j < per_iter.size(); ++j) {
+        for (const auto& x : per_iter[i]) {
+          for (const auto& y : per_iter[j]) {
+            if (!disjoint(x, y)) return false;
+          }
+        }
+      }
+    }
+  }
+  return true;
+}
 
 class AllocCollector : public IRVisitor {
  public:
   std::unordered_set<const BufferNode*> allocated;
+  std::unordered_map<const BufferNode*, const StmtNode*> site;  // allocating realize
   std::set<std::string> names;
 
  protected:
+  void VisitBlockRealize(const BlockRealizeNode* op) override {
+    for (const auto& b : op->block->alloc_buffers) site[b.get()] = op;
+    IRVisitor::VisitBlockRealize(op);
+  }
   void VisitBlock(const BlockNode* op) override {
     names.insert(op->name);
     for (const auto& b : op->alloc_buffers) allocated.insert(b.get());
@@ -164,8 +285,28 @@ PrimFunc PlanBufferAllocation(const PrimFunc& func) {
   for (const Buffer& b : uses.order) {
     auto it = uses.lca.find(b.get());
     if (it == uses.lca.end()) continue;  // never used: dropped
-    // The chain always starts with the root block realize.
-    const StmtNode* where = it->second.empty() ? func.body.get() : it->second.back();
+    // The chain always starts with the root block realize. Walk down from
+    // the original allocation site and stop above the first loop whose
+    // iterations share elements of the buffer.
+    const Chain& chain = it->second;
+    const StmtNode* where = chain.empty() ? func.body.get() : chain.back();
+    auto site = std::find(chain.begin(), chain.end(), collect.site[b.get()]);
+    if (site != chain.end()) {
+      std::vector<const ForNode*> outer;
+      for (auto c = chain.begin(); c != site; ++c) {
+        if ((*c)->kind == StmtKind::kFor) outer.push_back(static_cast<const ForNode*>(*c));
+      }
+      const StmtNode* last_ok = *site;
+      for (auto c = site + 1; c != chain.end(); ++c) {
+        if ((*c)->kind == StmtKind::kFor) {
+          const auto* f = static_cast<const ForNode*>(*c);
+          if (!PerIterationSafe(uses.region_uses[b.get()], outer, f)) break;
+          outer.push_back(f);
+        }
+        last_ok = *c;
+      }
+      where = last_ok;
+    }
     at[where].push_back(b);
   }
   PrimFunc out = func;

@@ -254,9 +254,8 @@ TEST_P(LowerSuite, RandomSchedulesLowerSoundly) {
     Count(transform::Lower(sch.func()), sch.func(), &features);
   }
   EXPECT_GT(applied, 200) << c.name;
-  // Every workload has loops to parallelize, vectorize and split imperfectly.
+  // Every workload has reductions or imperfect splits to guard.
   EXPECT_GT(features.guarded, 0) << c.name;
-  EXPECT_GT(features.vectorized, 0) << c.name;
   std::cout << c.name << ": of 100 lowered schedules, " << features.alloc_under_parallel
             << " allocate under a parallel loop, " << features.guarded << " have guards, "
             << features.vectorized << " keep a vectorized loop, " << features.unrolled
