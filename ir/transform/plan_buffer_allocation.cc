@@ -120,6 +120,61 @@ class UseFinder : public IRVisitor {
 // iterations (with every loop above `l` in `outer` fixed to each of its
 // values) and comparing each iteration's accessed boxes; anything that
 // cannot be evaluated, or more than kBudget iterations, counts as unsafe.
+// The same check with the loops above `l` kept symbolic (bound to their
+// ranges): each pair of iterations must be provably apart in some dimension.
+// Used when enumerating the outer loops would cost too much; `l` itself is
+// still enumerated, so it must be short.
+bool PerIterationSafeSymbolic(const std::vector<UseFinder::RegionUse>& uses,
+                              const std::vector<const ForNode*>& outer, const ForNode* l) {
+  constexpr int64_t kMaxIterations = 64;
+  int64_t lo = 0, ext = 0;
+  if (!AsConstInt(l->min, &lo) || !AsConstInt(l->extent, &ext) || ext > kMaxIterations) {
+    return false;
+  }
+  if (ext <= 1) return true;
+  arith::Analyzer an;
+  for (const auto* f : outer) an.Bind(f->loop_var, Range{f->min, f->extent});
+  using Box = std::vector<std::pair<Expr, Expr>>;
+  std::vector<std::vector<Box>> per_iter(ext);
+  for (int64_t it = 0; it < ext; ++it) {
+    VarMap values{{l->loop_var.get(), IntImm(lo + it, l->loop_var.dtype())}};
+    for (const auto& u : uses) {
+      arith::IntSetMap dom;
+      for (const auto* inner : u.loops) {
+        if (inner == l || std::find(outer.begin(), outer.end(), inner) != outer.end()) continue;
+        dom[inner->loop_var.get()] = arith::IntervalSet::FromRange(
+            Range{Substitute(inner->min, values), Substitute(inner->extent, values)}, &an);
+      }
+      Box box;
+      for (const auto& r : u.region) {
+        arith::IntervalSet s = arith::EvalSet(Substitute(r.min, values), dom, &an);
+        arith::IntervalSet e = arith::EvalSet(Substitute(r.extent, values), dom, &an);
+        if (!s.is_bounded() || !e.is_bounded()) return false;
+        box.push_back({s.min, an.Simplify(Sub(Add(s.max, e.max), IntImm(1, e.max.dtype())))});
+      }
+      per_iter[it].push_back(box);
+    }
+  }
+  auto disjoint = [&](const Box& x, const Box& y) {
+    for (size_t d = 0; d < x.size() && d < y.size(); ++d) {
+      if (an.CanProve(LT(x[d].second, y[d].first)) || an.CanProve(LT(y[d].second, x[d].first))) {
+        return true;
+      }
+    }
+    return false;
+  };
+  for (int64_t i = 0; i < ext; ++i) {
+    for (int64_t j = i + 1; j < ext; ++j) {
+      for (const auto& x : per_iter[i]) {
+        for (const auto& y : per_iter[j]) {
+          if (!disjoint(x, y)) return false;
+        }
+      }
+    }
+  }
+  return true;
+}
+
 bool PerIterationSafe(const std::vector<UseFinder::RegionUse>& uses,
                       const std::vector<const ForNode*>& outer, const ForNode* l) {
   constexpr int64_t kBudget = 4096;
@@ -131,7 +186,7 @@ bool PerIterationSafe(const std::vector<UseFinder::RegionUse>& uses,
     if (!AsConstInt(fixed[i]->min, &lo[i]) || !AsConstInt(fixed[i]->extent, &ext[i])) return false;
     if (ext[i] <= 0) return true;
     total *= ext[i];
-    if (total > kBudget) return false;
+    if (total > kBudget) return PerIterationSafeSymbolic(uses, outer, l);
   }
   if (ext.back() == 1) return true;
   arith::Analyzer an;

@@ -191,6 +191,29 @@ TEST(LowerSchedule, DumpTiledGmm) {
   if (getenv("KILN_DUMP")) std::cout << ToText(Lower(TiledGmm().func()));
 }
 
+// A full-size multi-level tiling lowers (no interpretation: too large), and
+// the per-tile accumulator is allocated inside the parallel loop.
+TEST(LowerSchedule, FullSizeTiledGmmLowers) {
+  Schedule sch(BatchMatmulNKKM(1, 1024, 1024, 1024));
+  BlockRV z = sch.GetBlock("Z");
+  auto loops = sch.GetLoops(z);
+  auto is = sch.Split(loops[1], {int64_t{32}, int64_t{4}, int64_t{8}});
+  auto js = sch.Split(loops[2], {int64_t{16}, int64_t{4}, int64_t{16}});
+  sch.Reorder({is[0], js[0], is[1], js[1], loops[3], is[2], js[2]});
+  BlockRV local = sch.CacheWrite(z, 0, "local");
+  sch.ReverseComputeAt(local, js[1], true);
+  LoopRV tile = sch.Fuse({is[0], js[0]});
+  sch.Parallel(tile);
+  sch.Vectorize(js[2]);
+  sch.DecomposeReduction(z, loops[3]);
+  PrimFunc lowered = Lower(sch.func());
+  EXPECT_TRUE(testing::IsLowered(lowered));
+  auto allocs = Allocations(lowered);
+  ASSERT_EQ(allocs.count("Z_local"), 1u) << ToText(lowered);
+  EXPECT_EQ(allocs["Z_local"].size, 8 * 16) << ToText(lowered);
+  EXPECT_TRUE(allocs["Z_local"].under_parallel);
+}
+
 TEST(LowerSchedule, PrintAfterEachPassNamesEveryPass) {
   std::vector<std::string> seen;
   Lower(TiledGmm().func(), [&](const std::string& pass, const PrimFunc& f) {
