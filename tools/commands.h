@@ -9,5 +9,6 @@ namespace kiln::tools {
 // *exit_code (0 success, non-zero on error) and reports errors on stderr.
 void RegisterIrCommands(CLI::App& app, int* exit_code);
 void RegisterScheduleCommands(CLI::App& app, int* exit_code);
+void RegisterDbCommands(CLI::App& app, int* exit_code);
 
 }  // namespace kiln::tools

@@ -13,6 +13,7 @@ int main(int argc, char** argv) {
   int exit_code = 0;
   kiln::tools::RegisterIrCommands(app, &exit_code);
   kiln::tools::RegisterScheduleCommands(app, &exit_code);
+  kiln::tools::RegisterDbCommands(app, &exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
