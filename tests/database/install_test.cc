@@ -76,7 +76,7 @@ TEST(Install, FindPackageAndPkgConfigBuildAndRunAProgram) {
     db.CommitRecord(w, r);
   }
   std::string libpath = "LD_LIBRARY_PATH=" + prefix + "/lib:" + prefix + "/lib/x86_64-linux-gnu ";
-  for (const std::string app : {root + "/app/build/app", root + "/app/pc_app"}) {
+  for (const std::string& app : {root + "/app/build/app", root + "/app/pc_app"}) {
     EXPECT_EQ(Sh(libpath + app + " " + db_path + " " + hash + " 'llvm -mcpu=skylake-avx512' > " +
                  root + "/out.txt"),
               0)
