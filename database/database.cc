@@ -2,6 +2,7 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <istream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -440,13 +441,38 @@ std::vector<TuningRecord> Database::TopK(WorkloadId workload, const std::string&
                                          int k) const {
   std::vector<TuningRecord> out;
   if (k <= 0) return out;
-  Impl::Stmt s = impl_->Prepare(
-      std::string("SELECT ") + kRecordColumns +
-      " FROM targets t JOIN records r ON r.target_id = t.id JOIN workloads w ON w.id = r.workload_id"
-      " WHERE t.target = ? AND r.workload_id = ? AND r.status = 'ok' AND r.verified = 1"
-      " ORDER BY r.median_seconds, r.id LIMIT ?");
-  s.Bind(1, NormalizeTarget(target)).Bind(2, workload).Bind(3, int64_t{k});
-  while (s.Step()) out.push_back(impl_->ReadRecord(s.get(), nullptr));
+  // One index range per target row (usually one fingerprint): with a single
+  // target_id the records_best index yields rows already in median order, so
+  // the query reads k rows instead of sorting every record of the workload.
+  std::vector<int64_t> target_ids;
+  {
+    Impl::Stmt s = impl_->Prepare("SELECT id FROM targets WHERE target = ? ORDER BY id");
+    s.Bind(1, NormalizeTarget(target));
+    while (s.Step()) target_ids.push_back(sqlite3_column_int64(s.get(), 0));
+  }
+  std::vector<std::pair<int64_t, TuningRecord>> found;  // (record id, record)
+  for (int64_t tid : target_ids) {
+    Impl::Stmt s = impl_->Prepare(
+        std::string("SELECT ") + kRecordColumns +
+        ", r.id FROM records r JOIN targets t ON t.id = r.target_id JOIN workloads w ON w.id = "
+        "r.workload_id WHERE r.workload_id = ? AND r.target_id = ? AND r.status = 'ok' AND "
+        "r.verified = 1 ORDER BY r.median_seconds, r.id LIMIT ?");
+    s.Bind(1, workload).Bind(2, tid).Bind(3, int64_t{k});
+    while (s.Step()) {
+      int64_t id = sqlite3_column_int64(s.get(), 17);
+      found.emplace_back(id, impl_->ReadRecord(s.get(), nullptr));
+    }
+  }
+  std::sort(found.begin(), found.end(), [](const auto& a, const auto& b) {
+    if (a.second.median_seconds != b.second.median_seconds) {
+      return a.second.median_seconds < b.second.median_seconds;
+    }
+    return a.first < b.first;
+  });
+  for (auto& [id, r] : found) {
+    if (static_cast<int>(out.size()) == k) break;
+    out.push_back(std::move(r));
+  }
   return out;
 }
 
