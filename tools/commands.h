@@ -10,5 +10,6 @@ namespace kiln::tools {
 void RegisterIrCommands(CLI::App& app, int* exit_code);
 void RegisterScheduleCommands(CLI::App& app, int* exit_code);
 void RegisterLowerCommands(CLI::App& app, int* exit_code);
+void RegisterDbCommands(CLI::App& app, int* exit_code);
 
 }  // namespace kiln::tools

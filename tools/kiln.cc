@@ -14,6 +14,7 @@ int main(int argc, char** argv) {
   kiln::tools::RegisterIrCommands(app, &exit_code);
   kiln::tools::RegisterScheduleCommands(app, &exit_code);
   kiln::tools::RegisterLowerCommands(app, &exit_code);
+  kiln::tools::RegisterDbCommands(app, &exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,0 +1,128 @@
+// Database: Kiln's SQLite tuning database, the source of truth of every
+// tuning run (format and guarantees: database/FORMAT.md).
+//
+// Every lookup is exact: a record is returned only for the workload it was
+// measured on (structural hash confirmed by structural equality) and the
+// normalized target string it was measured for. Writes go through WAL with a
+// busy timeout, so several processes may commit at once and a killed process
+// loses nothing it had committed.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "database/record.h"
+#include "ir/prim_func.h"
+
+namespace kiln::database {
+
+// Any failure of the store: what() names the file and what went wrong.
+class DatabaseError : public std::runtime_error {
+ public:
+  explicit DatabaseError(const std::string& msg) : std::runtime_error(msg) {}
+};
+
+// The schema version this binary writes; older files are migrated on open
+// (read-write), newer ones are refused.
+inline constexpr int kSchemaVersion = 1;
+
+using WorkloadId = int64_t;
+
+// Why a (workload, target) query has no tuned result, for `kiln query --why`.
+struct MissReason {
+  bool workload_known = false;
+  int64_t records_any_target = 0;    // records of this workload on any target
+  int64_t records_this_target = 0;   // of which measured for the queried target
+  int64_t usable_this_target = 0;    // status ok and verified
+  std::vector<std::string> other_targets;  // targets that do have records
+  std::string Explain() const;       // one sentence
+};
+
+struct DatabaseStats {
+  int64_t workloads = 0;
+  int64_t targets = 0;
+  int64_t records = 0;
+  int64_t usable_records = 0;  // ok and verified
+  std::vector<std::pair<std::string, int64_t>> by_status;
+};
+
+class Database {
+ public:
+  enum class Mode { kReadWrite, kReadOnly };
+
+  // Opens (creating when read-write and missing) a database file. Throws
+  // DatabaseError for a file that is not SQLite, is corrupt, is not a Kiln
+  // database, or has a newer schema than this binary.
+  static Database Open(const std::string& path, Mode mode = Mode::kReadWrite);
+  static Database InMemory();
+
+  Database(Database&&) noexcept;
+  Database& operator=(Database&&) noexcept;
+  ~Database();
+
+  const std::string& path() const;
+
+  // Workloads. CommitWorkload returns the existing id when a structurally
+  // equal workload is stored, else stores it.
+  WorkloadId CommitWorkload(const ir::PrimFunc& func);
+  std::optional<WorkloadId> FindWorkload(const ir::PrimFunc& func) const;
+  bool HasWorkload(const ir::PrimFunc& func) const { return FindWorkload(func).has_value(); }
+  // All ids stored under a structural hash (more than one only on a collision).
+  std::vector<WorkloadId> FindWorkloadsByHash(const std::string& hash_hex) const;
+  std::string WorkloadText(WorkloadId id) const;
+  std::string WorkloadHash(WorkloadId id) const;
+
+  // Records. record.target is normalized; trace_json canonicalized and
+  // hashed; median computed. Returns false (and changes nothing) when the
+  // same (workload, target, trace hash) is already stored: replaying a
+  // commit never duplicates. Throws for an unknown status string or target.
+  bool CommitRecord(WorkloadId workload, const TuningRecord& record);
+  // One transaction for the whole batch; returns how many were new.
+  size_t CommitRecords(WorkloadId workload, const std::vector<TuningRecord>& records);
+  // Runs fn inside one transaction (nested calls join the outer one).
+  void Transaction(const std::function<void()>& fn);
+
+  // Best records by median seconds among status "ok" and verified records of
+  // exactly this workload and target (any fingerprint), fastest first.
+  std::vector<TuningRecord> TopK(WorkloadId workload, const std::string& target, int k) const;
+  std::optional<TuningRecord> Best(WorkloadId workload, const std::string& target) const;
+  MissReason ExplainMiss(WorkloadId workload, const std::string& target) const;
+
+  // For resuming a tuning loop: every trace hash measured for (workload,
+  // target), failures included, and their count.
+  bool HasRecord(WorkloadId workload, const std::string& target, const std::string& trace_hash) const;
+  std::vector<std::string> MeasuredTraceHashes(WorkloadId workload, const std::string& target) const;
+  int64_t CountRecords(WorkloadId workload, const std::string& target) const;
+
+  int64_t Size() const;  // number of records
+  DatabaseStats Stats() const;
+  // Every record in commit order.
+  void ForEachRecord(const std::function<void(WorkloadId, const TuningRecord&)>& fn) const;
+  // Keeps the best k usable records per (workload, target) and deletes every
+  // other record, failures included. Returns how many were deleted.
+  int64_t Prune(int k);
+  // Copies every workload and record of another database file in; returns
+  // how many records were new.
+  int64_t Merge(const std::string& other_path);
+  // JSON lines in the format of database/FORMAT.md.
+  void ExportJsonLines(std::ostream& out) const;
+  // Returns how many records were new; errors name the line number.
+  int64_t ImportJsonLines(std::istream& in);
+
+  std::string IntegrityCheck() const;  // "ok" or SQLite's report
+
+ private:
+  struct Impl;
+  explicit Database(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+// The normalized form of a target string; throws DatabaseError naming it.
+std::string NormalizeTarget(const std::string& target);
+
+}  // namespace kiln::database

@@ -1,0 +1,219 @@
+// kiln query and kiln db stats|top|export|import|prune|merge: the tuning
+// database from the command line. `query` exits 0 on a hit and 3 on a miss,
+// and says why it missed.
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "database/database.h"
+#include "database/record_json.h"
+#include "ir/structural_hash.h"
+#include "tools/commands.h"
+#include "tools/workload_spec.h"
+
+namespace kiln::tools {
+
+namespace {
+
+using database::Database;
+using nlohmann::json;
+
+constexpr int kMissExit = 3;
+
+// The one place a command-line target spec becomes a target string. "host"
+// needs LLVM's host detection (codegen::ResolveTarget), which is not in this
+// build yet, so it is refused with that reason instead of being guessed.
+std::string ResolveTargetSpec(const std::string& spec) {
+  if (spec == "host") {
+    throw std::runtime_error("--target host: host resolution needs the LLVM backend, not in this "
+                             "build; pass a target string such as 'llvm -mcpu=skylake-avx512'");
+  }
+  return database::NormalizeTarget(spec);
+}
+
+template <typename F>
+void Guard(int* exit_code, F fn) {
+  try {
+    fn();
+  } catch (const std::exception& e) {
+    std::cerr << "kiln: error: " << e.what() << "\n";
+    *exit_code = 1;
+  }
+}
+
+Database OpenExisting(const std::string& path, Database::Mode mode) {
+  if (!std::ifstream(path)) throw std::runtime_error("--db " + path + ": no such file");
+  return Database::Open(path, mode);
+}
+
+int Query(const std::string& db_path, const std::string& workload, const std::string& target_spec,
+          bool as_json, bool why) {
+  Database db = OpenExisting(db_path, Database::Mode::kReadOnly);
+  std::string target = ResolveTargetSpec(target_spec);
+  ResolvedWorkload w = ResolveWorkload(workload);
+  auto id = db.FindWorkload(w.func);
+  auto best = id ? db.Best(*id, target) : std::nullopt;
+  database::MissReason miss = db.ExplainMiss(id.value_or(0), target);
+  if (as_json) {
+    json out = {{"workload", w.label},
+                {"workload_hash", ir::StructuralHashHex(w.func)},
+                {"target", target},
+                {"hit", best.has_value()}};
+    if (best) out["record"] = database::RecordToJson(*best);
+    else out["why"] = miss.Explain();
+    if (why) {
+      out["records_any_target"] = miss.records_any_target;
+      out["records_this_target"] = miss.records_this_target;
+      out["usable_this_target"] = miss.usable_this_target;
+    }
+    std::cout << out.dump(2) << "\n";
+  } else if (best) {
+    std::cout << "hit: " << w.label << " on '" << target << "': median " << best->median_seconds
+              << " s (trace " << best->trace_hash << ")\n"
+              << best->trace_json << "\n";
+    if (why) {
+      std::cout << miss.usable_this_target << " usable of " << miss.records_this_target
+                << " record(s) for this target\n";
+    }
+  } else {
+    std::cerr << "miss: " << w.label << " on '" << target << "': " << miss.Explain() << "\n";
+  }
+  return best ? 0 : kMissExit;
+}
+
+void Stats(const std::string& path, bool as_json) {
+  Database db = OpenExisting(path, Database::Mode::kReadOnly);
+  database::DatabaseStats st = db.Stats();
+  json by_status = json::object();
+  for (const auto& [s, n] : st.by_status) by_status[s] = n;
+  if (as_json) {
+    std::cout << json{{"workloads", st.workloads}, {"targets", st.targets}, {"records", st.records},
+                      {"usable_records", st.usable_records}, {"by_status", by_status}}
+                     .dump(2)
+              << "\n";
+    return;
+  }
+  std::cout << "workloads: " << st.workloads << "\ntargets: " << st.targets
+            << "\nrecords: " << st.records << " (" << st.usable_records << " ok and verified)\n";
+  for (const auto& [s, n] : st.by_status) std::cout << "  " << s << ": " << n << "\n";
+}
+
+void AddDb(CLI::App* cmd, std::string& db) {
+  cmd->add_option("--db", db, "Tuning database file")->required();
+}
+
+}  // namespace
+
+void RegisterDbCommands(CLI::App& app, int* exit_code) {
+  struct QueryArgs {
+    std::string db, workload, target;
+    bool json = false, why = false;
+  };
+  auto q = std::make_shared<QueryArgs>();
+  auto* query = app.add_subcommand(
+      "query", "Look up the best tuned record for a workload and target (exit 0 hit, 3 miss)");
+  AddDb(query, q->db);
+  query->add_option("--workload", q->workload, "Suite name (GMM, GMM:3) or a text file")->required();
+  query->add_option("--target", q->target, "Target string, e.g. 'llvm -mcpu=skylake-avx512'")
+      ->required();
+  query->add_flag("--json", q->json, "Print JSON");
+  query->add_flag("--why", q->why, "Explain the answer with record counts");
+  query->callback([=] {
+    Guard(exit_code, [&] { *exit_code = Query(q->db, q->workload, q->target, q->json, q->why); });
+  });
+
+  auto* db = app.add_subcommand("db", "Inspect and maintain a tuning database");
+  db->require_subcommand(1);
+
+  auto st = std::make_shared<std::pair<std::string, bool>>();
+  auto* stats = db->add_subcommand("stats", "Counts of workloads, targets and records by status");
+  AddDb(stats, st->first);
+  stats->add_flag("--json", st->second, "Print JSON");
+  stats->callback([=] { Guard(exit_code, [&] { Stats(st->first, st->second); }); });
+
+  struct TopArgs {
+    std::string db, workload, target;
+    int k = 5;
+  };
+  auto t = std::make_shared<TopArgs>();
+  auto* top = db->add_subcommand("top", "The k fastest verified records, one JSON line each");
+  AddDb(top, t->db);
+  top->add_option("--workload", t->workload, "Suite name or a text file")->required();
+  top->add_option("--target", t->target, "Target string")->required();
+  top->add_option("-k", t->k, "How many (default 5)")->check(CLI::PositiveNumber);
+  top->callback([=] {
+    Guard(exit_code, [&] {
+      Database d = OpenExisting(t->db, Database::Mode::kReadOnly);
+      auto id = d.FindWorkload(ResolveWorkload(t->workload).func);
+      if (!id) throw std::runtime_error("--workload " + t->workload + ": not in the database");
+      for (const auto& r : d.TopK(*id, ResolveTargetSpec(t->target), t->k)) {
+        std::cout << database::RecordToJson(r).dump() << "\n";
+      }
+    });
+  });
+
+  auto ex = std::make_shared<std::pair<std::string, std::string>>();
+  auto* exp = db->add_subcommand("export", "Write every workload and record as JSON lines");
+  AddDb(exp, ex->first);
+  exp->add_option("-o,--output", ex->second, "Output file (default stdout)");
+  exp->callback([=] {
+    Guard(exit_code, [&] {
+      Database d = OpenExisting(ex->first, Database::Mode::kReadOnly);
+      if (ex->second.empty() || ex->second == "-") {
+        d.ExportJsonLines(std::cout);
+        return;
+      }
+      std::ofstream out(ex->second);
+      if (!out) throw std::runtime_error("-o " + ex->second + ": cannot write");
+      d.ExportJsonLines(out);
+    });
+  });
+
+  auto im = std::make_shared<std::pair<std::string, std::string>>();
+  auto* imp = db->add_subcommand("import", "Add the records of a JSON lines export (idempotent)");
+  AddDb(imp, im->first);
+  imp->add_option("input", im->second, "Export file ('-' reads stdin)")->required();
+  imp->callback([=] {
+    Guard(exit_code, [&] {
+      Database d = Database::Open(im->first);
+      int64_t added;
+      if (im->second == "-") {
+        added = d.ImportJsonLines(std::cin);
+      } else {
+        std::ifstream in(im->second);
+        if (!in) throw std::runtime_error(im->second + ": cannot read");
+        added = d.ImportJsonLines(in);
+      }
+      std::cout << "imported " << added << " new record(s)\n";
+    });
+  });
+
+  auto pr = std::make_shared<std::pair<std::string, int>>("", 1);
+  auto* prune = db->add_subcommand(
+      "prune", "Keep the best k verified records per workload and target; delete the rest");
+  AddDb(prune, pr->first);
+  prune->add_option("-k", pr->second, "How many to keep (default 1)")->check(CLI::NonNegativeNumber);
+  prune->callback([=] {
+    Guard(exit_code, [&] {
+      Database d = OpenExisting(pr->first, Database::Mode::kReadWrite);
+      std::cout << "deleted " << d.Prune(pr->second) << " record(s)\n";
+    });
+  });
+
+  auto mg = std::make_shared<std::pair<std::string, std::vector<std::string>>>();
+  auto* merge = db->add_subcommand("merge", "Copy the records of other databases into --db");
+  AddDb(merge, mg->first);
+  merge->add_option("others", mg->second, "Databases to merge in")->required();
+  merge->callback([=] {
+    Guard(exit_code, [&] {
+      Database d = Database::Open(mg->first);
+      for (const auto& other : mg->second) {
+        if (!std::ifstream(other)) throw std::runtime_error(other + ": no such file");
+        std::cout << other << ": " << d.Merge(other) << " new record(s)\n";
+      }
+    });
+  });
+}
+
+}  // namespace kiln::tools
