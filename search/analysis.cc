@@ -38,6 +38,7 @@ void FirstLevelBlocks(const Stmt& s, std::vector<const BlockRealizeNode*>* out) 
 
 class OpFinder : public IRVisitor {
  public:
+  void Run(const BlockNode* b) { VisitBlock(b); }
   std::vector<CallOp> ops;
   bool found = false;
   bool want_if = false;
@@ -192,14 +193,14 @@ bool HasOp(const BlockRealizeNode& realize, const std::vector<std::string>& ops)
     if (CallOpFromName(name, &op)) f.ops.push_back(op);
   }
   if (f.ops.empty()) return false;
-  f.VisitBlock(realize.block.get());
+  f.Run(realize.block.get());
   return f.found;
 }
 
 bool HasIfThenElse(const BlockRealizeNode& realize) {
   OpFinder f;
   f.want_if = true;
-  f.VisitBlock(realize.block.get());
+  f.Run(realize.block.get());
   return f.found;
 }
 

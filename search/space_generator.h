@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ir/schedule/schedule.h"
+#include "ir/target.h"
 #include "search/schedule_rule.h"
 
 namespace kiln::search {
