@@ -1,0 +1,150 @@
+#include "search/replay_trace.h"
+
+#include <algorithm>
+#include <stdexcept>
+#include <thread>
+
+#include "ir/schedule/random_engine.h"
+#include "ir/schedule/schedule.h"
+#include "ir/structural_hash.h"
+#include "search/postproc.h"
+#include "search/space_generator.h"
+
+namespace kiln::search {
+
+int64_t FailureStats::Total() const {
+  int64_t n = 0;
+  for (const auto& [_, c] : counts) n += c;
+  return n;
+}
+
+std::string FailureStats::Summary() const {
+  std::string s;
+  for (const auto& [name, c] : counts) {
+    s += (s.empty() ? "" : ", ") + name + ": " + std::to_string(c);
+  }
+  return s.empty() ? "none" : s;
+}
+
+namespace {
+
+void Count(FailureStats* f, const std::string& kind, const std::string& message, int64_t n = 1) {
+  f->counts[kind] += n;
+  if (!message.empty()) f->example.emplace(kind, message);
+}
+
+std::vector<ir::Trace> Sketches(const TuneContext& ctx) {
+  if (!ctx.space_generator) throw std::invalid_argument("ReplayTrace: the context has no space generator");
+  std::vector<ir::Trace> out;
+  for (ir::Schedule& s : ctx.space_generator->Generate(ctx)) out.push_back(s.trace());
+  return out;
+}
+
+}  // namespace
+
+ReplayTrace::ReplayTrace(TuneContext ctx, ReplayTraceConfig config)
+    : ReplayTrace(ctx, Sketches(ctx), config) {}
+
+ReplayTrace::ReplayTrace(TuneContext ctx, std::vector<ir::Trace> design_spaces,
+                         ReplayTraceConfig config)
+    : ctx_(std::move(ctx)), config_(config) {
+  if (design_spaces.empty()) throw std::invalid_argument("ReplayTrace: the design space is empty");
+  if (config_.max_fail_count < 1) {
+    throw std::invalid_argument("ReplayTrace: max_fail_count must be at least 1");
+  }
+  for (const ir::Trace& t : design_spaces) {
+    spaces_.push_back(t.Simplified(/*remove_postproc=*/true).WithoutDecisions());
+  }
+}
+
+int64_t ReplayTrace::SlotSeed(int64_t seed, int64_t round, int64_t index) {
+  // SplitMix64 over the three coordinates: nearby slots get unrelated streams.
+  auto mix = [](uint64_t z) {
+    z += 0x9e3779b97f4a7c15ULL;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+  };
+  uint64_t h = mix(static_cast<uint64_t>(seed));
+  h = mix(h ^ static_cast<uint64_t>(round));
+  h = mix(h ^ static_cast<uint64_t>(index));
+  return static_cast<int64_t>(h % static_cast<uint64_t>(ir::RandomEngine::kModulus - 1)) + 1;
+}
+
+ReplayTrace::SlotResult ReplayTrace::SampleSlot(int64_t round, int64_t index) const {
+  SlotResult r;
+  ir::RandomEngine rng(SlotSeed(ctx_.seed, round, index));
+  const int64_t n = static_cast<int64_t>(spaces_.size());
+  for (int attempt = 0; attempt < config_.max_fail_count; ++attempt) {
+    const int ds = static_cast<int>(rng.SampleInt(0, n));
+    ir::Schedule sch(ctx_.workload, rng.ForkSeed());
+    try {
+      spaces_[ds].ApplyToSchedule(&sch, /*remove_postproc=*/true);
+    } catch (const std::exception& e) {
+      Count(&r.failures, "replay", e.what());
+      continue;
+    }
+    sch.EnterPostproc();
+    bool ok = true;
+    for (const PostprocPtr& p : ctx_.postprocs) {
+      std::string why;
+      bool passed = false;
+      try {
+        passed = p->Apply(&sch, &why);
+      } catch (const std::exception& e) {
+        why = e.what();
+      }
+      if (!passed) {
+        Count(&r.failures, p->Name(), why);
+        ok = false;
+        break;
+      }
+    }
+    if (!ok) continue;
+    Candidate c;
+    c.scheduled = sch.func();
+    c.trace = sch.trace();
+    c.trace_json = c.trace.AsJSONString();
+    c.key = ir::StructuralHash(c.scheduled);
+    c.design_space = ds;
+    r.candidate = std::move(c);
+    return r;
+  }
+  return r;
+}
+
+std::vector<Candidate> ReplayTrace::NextBatch(int k, const std::unordered_set<uint64_t>& measured) {
+  std::vector<Candidate> out;
+  int empty_rounds = 0;
+  while (static_cast<int>(out.size()) < k && empty_rounds < config_.max_empty_rounds) {
+    const int64_t round = round_++;
+    const int slots = k - static_cast<int>(out.size());
+    std::vector<SlotResult> results(slots);
+    const int threads = std::max(1, std::min(ctx_.num_threads, slots));
+    auto work = [&](int t) {
+      for (int i = t; i < slots; i += threads) results[i] = SampleSlot(round, i);
+    };
+    if (threads == 1) {
+      work(0);
+    } else {
+      std::vector<std::thread> pool;
+      for (int t = 0; t < threads; ++t) pool.emplace_back(work, t);
+      for (auto& th : pool) th.join();
+    }
+    int fresh = 0;
+    for (SlotResult& r : results) {
+      for (const auto& [kind, c] : r.failures.counts) {
+        Count(&failures_, kind, r.failures.example[kind], c);
+      }
+      if (!r.candidate) continue;
+      const uint64_t key = r.candidate->key;
+      if (measured.count(key) || !seen_.insert(key).second) continue;
+      out.push_back(std::move(*r.candidate));
+      ++fresh;
+    }
+    empty_rounds = fresh == 0 ? empty_rounds + 1 : 0;
+  }
+  return out;
+}
+
+}  // namespace kiln::search

@@ -1,0 +1,35 @@
+#include "search/tune_context.h"
+
+#include <stdexcept>
+#include <thread>
+
+#include "search/postproc.h"
+#include "search/space_generator.h"
+
+namespace kiln::search {
+
+int TuneContext::NumCores() const {
+  if (target.num_cores > 0) return target.num_cores;
+  unsigned n = std::thread::hardware_concurrency();
+  return n > 0 ? static_cast<int>(n) : 1;
+}
+
+TuneContext MakeDefaultTuneContext(ir::PrimFunc workload, ir::Target target, int64_t seed,
+                                   int num_threads) {
+  if (target.kind != ir::Target::Kind::kLLVM) {
+    throw std::invalid_argument("no default postprocessors for target '" + target.ToString() +
+                                "' (only llvm targets so far)");
+  }
+  TuneContext ctx;
+  ctx.workload = std::move(workload);
+  ctx.target = std::move(target);
+  ctx.space_generator = MakeSpaceGenerator("from-target", ctx.target);
+  ctx.postprocs = DefaultLLVMPostprocs();
+  ctx.seed = seed;
+  ctx.num_threads = num_threads;
+  ctx.space_generator->Initialize(ctx);
+  for (auto& p : ctx.postprocs) p->Initialize(ctx);
+  return ctx;
+}
+
+}  // namespace kiln::search
