@@ -1,5 +1,7 @@
 // kiln query and kiln db *: exit codes, miss reasons, --help, export/import.
 #include <gtest/gtest.h>
+
+#include "tests/common/run_kiln.h"
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -12,23 +14,11 @@
 
 namespace {
 
-struct Result {
-  int code;
-  std::string out;
-};
+using Result = kiln::testing::KilnResult;
+using kiln::testing::RunKiln;
+using kiln::testing::TempFile;
 
-Result RunKiln(const std::string& args) {
-  const std::string cmd = std::string(KILN_BINARY_DIR) + "/tools/kiln " + args + " 2>&1";
-  Result r{-1, ""};
-  FILE* p = popen(cmd.c_str(), "r");
-  if (p == nullptr) return r;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-  int status = pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
+
 
 class DbCli : public testing::Test {
  protected:

@@ -2,6 +2,8 @@
 // pipelines (kiln show W | kiln check -).
 #include <gtest/gtest.h>
 
+#include "tests/common/run_kiln.h"
+
 #include <array>
 #include <cstdio>
 #include <string>
@@ -12,35 +14,17 @@
 
 namespace {
 
-struct Result {
-  int code;
-  std::string out;  // stdout and stderr together
-};
+using Result = kiln::testing::KilnResult;
+using kiln::testing::RunKiln;
+using kiln::testing::TempFile;
 
-Result RunKiln(const std::string& args) {
-  const std::string cmd = std::string(KILN_BINARY_DIR) + "/tools/kiln " + args + " 2>&1";
-  Result r{-1, ""};
-  FILE* p = popen(cmd.c_str(), "r");
-  if (p == nullptr) return r;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-  int status = pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
+
 
 // Runs kiln with `input` on its standard input.
 Result RunKilnWithInput(const std::string& args, const std::string& input) {
-  char path[] = "/tmp/kiln_cli_test_XXXXXX";
-  int fd = mkstemp(path);
-  if (fd < 0) return {-1, "mkstemp failed"};
-  FILE* f = fdopen(fd, "w");
-  fwrite(input.data(), 1, input.size(), f);
-  fclose(f);
-  Result r = RunKiln(args + " < " + path);
-  unlink(path);
-  return r;
+  TempFile file(input);
+  if (!file.ok()) return {-1, "could not create a temporary file"};
+  return RunKiln(args + " < " + file.path());
 }
 
 std::string Kiln() { return std::string(KILN_BINARY_DIR) + "/tools/kiln"; }

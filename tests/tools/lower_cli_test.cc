@@ -3,6 +3,8 @@
 // bad input is a clear error with a non-zero exit code.
 #include <gtest/gtest.h>
 
+#include "tests/common/run_kiln.h"
+
 #include <array>
 #include <cstdio>
 #include <string>
@@ -19,24 +21,11 @@
 
 namespace {
 
-struct Result {
-  int code;
-  std::string out;  // stdout, and stderr when asked
-};
+using Result = kiln::testing::KilnResult;
+using kiln::testing::RunKiln;
+using kiln::testing::TempFile;
 
-Result RunKiln(const std::string& args, bool with_stderr = true) {
-  const std::string cmd =
-      std::string(KILN_BINARY_DIR) + "/tools/kiln " + args + (with_stderr ? " 2>&1" : " 2>/dev/null");
-  Result r{-1, ""};
-  FILE* p = popen(cmd.c_str(), "r");
-  if (p == nullptr) return r;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-  int status = pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
+
 
 TEST(LowerCli, PrintsAParsableLoweredProgram) {
   Result r = RunKiln("lower --workload GMM", /*with_stderr=*/false);
@@ -57,14 +46,10 @@ TEST(LowerCli, TraceSchedulesBeforeLowering) {
   auto local = sch.CacheWrite(z, 0, "local");
   sch.ReverseComputeAt(local, js[0], true);
   sch.Parallel(is[0]);
-  char path[] = "/tmp/kiln_lower_cli_test_XXXXXX";
-  int fd = mkstemp(path);
-  ASSERT_GE(fd, 0);
-  close(fd);
-  std::ofstream(path) << sch.trace().AsJSONString();
+  TempFile trace(sch.trace().AsJSONString());
+  ASSERT_TRUE(trace.ok());
   Result plain = RunKiln("lower --workload GMM", false);
-  Result traced = RunKiln(std::string("lower --workload GMM --trace ") + path, false);
-  unlink(path);
+  Result traced = RunKiln("lower --workload GMM --trace " + trace.path(), false);
   ASSERT_EQ(traced.code, 0) << traced.out;
   EXPECT_NE(plain.out, traced.out);
   EXPECT_NE(traced.out.find("T.parallel"), std::string::npos) << traced.out;
