@@ -1,0 +1,249 @@
+#include "rpc/local_runner.h"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <optional>
+#include <stdexcept>
+#include <thread>
+
+#include "codegen/llvm_backend.h"
+#include "ir/structural_hash.h"
+#include "rpc/child_process.h"
+#include "rpc/protocol.h"
+
+namespace kiln::rpc {
+namespace {
+
+using search::MeasureResult;
+using search::MeasureStatus;
+namespace fs = std::filesystem;
+
+// The reference is the unscheduled program, which may be far slower than any
+// candidate; its one run gets this much time beyond a candidate's limit.
+constexpr double kWorkloadExtraSecs = 60;
+
+bool IsExecutable(const fs::path& p) { return ::access(p.c_str(), X_OK) == 0 && fs::is_regular_file(p); }
+
+int64_t DefaultMemoryLimitMb() {
+  long pages = sysconf(_SC_PHYS_PAGES);
+  long page = sysconf(_SC_PAGE_SIZE);
+  if (pages <= 0 || page <= 0) return 0;
+  return static_cast<int64_t>(pages) / 1024 * page / 1024 * 3 / 4;
+}
+
+MeasureResult Failure(MeasureStatus status, std::string message) {
+  MeasureResult r;
+  r.status = status;
+  r.message = std::move(message);
+  return r;
+}
+
+std::string WithStderr(std::string message, const std::string& tail) {
+  if (tail.empty()) return message;
+  return message + "; runner stderr: " + tail;
+}
+
+}  // namespace
+
+std::string FindRunnerExecutable(const LocalRunnerOptions& options) {
+  std::vector<std::string> tried;
+  auto check = [&](const fs::path& p) -> bool {
+    tried.push_back(p.string());
+    return IsExecutable(p);
+  };
+  if (!options.runner_path.empty()) {
+    if (check(options.runner_path)) return options.runner_path;
+    throw std::runtime_error("runner_path '" + options.runner_path + "' is not an executable");
+  }
+  if (const char* env = std::getenv("KILN_RUNNER"); env != nullptr && *env != '\0') {
+    if (check(env)) return env;
+    throw std::runtime_error(std::string("KILN_RUNNER='") + env + "' is not an executable");
+  }
+  std::error_code ec;
+  fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    fs::path next = self.parent_path() / "kiln-runner";
+    if (check(next)) return next.string();
+  }
+#ifdef KILN_RUNNER_BUILD_PATH
+  if (check(KILN_RUNNER_BUILD_PATH)) return KILN_RUNNER_BUILD_PATH;
+#endif
+  std::string list;
+  for (const auto& t : tried) list += (list.empty() ? "" : ", ") + t;
+  throw std::runtime_error("cannot find kiln-runner (set KILN_RUNNER; tried: " + list + ")");
+}
+
+struct LocalRunner::State {
+  LocalRunnerOptions options;
+  std::unique_ptr<ChildProcess> child;
+  // What the running child has set up, so a batch of the same task skips it.
+  std::optional<std::string> child_workload_key;
+  // The reference object of the last workload (compiling it is not free).
+  std::string reference_key;
+  codegen::ObjectCode reference;
+};
+
+LocalRunner::LocalRunner(LocalRunnerOptions options) : state_(std::make_unique<State>()) {
+  state_->options = std::move(options);
+  if (state_->options.memory_limit_mb == 0) state_->options.memory_limit_mb = DefaultMemoryLimitMb();
+}
+
+LocalRunner::~LocalRunner() = default;
+
+std::vector<MeasureResult> LocalRunner::Measure(const search::MeasureTask& task,
+                                                const std::vector<search::MeasureCandidate>& batch) {
+  using Clock = std::chrono::steady_clock;
+  std::vector<MeasureResult> results(batch.size());
+  if (batch.empty()) return results;
+  State& s = *state_;
+
+  // 1. Build every candidate on parallel threads.
+  std::vector<std::optional<codegen::ObjectCode>> objects(batch.size());
+  {
+    int threads = s.options.build_threads > 0 ? s.options.build_threads
+                                              : static_cast<int>(std::thread::hardware_concurrency());
+    threads = std::max(1, std::min<int>(threads, static_cast<int>(batch.size())));
+    std::atomic<size_t> next{0};
+    auto work = [&] {
+      for (size_t i = next++; i < batch.size(); i = next++) {
+        auto start = Clock::now();
+        try {
+          objects[i] = codegen::BuildObject(batch[i].scheduled, task.target);
+        } catch (const std::exception& e) {
+          results[i] = Failure(MeasureStatus::kBuildError, e.what());
+        }
+        results[i].build_secs = std::chrono::duration<double>(Clock::now() - start).count();
+      }
+    };
+    std::vector<std::thread> pool;
+    for (int t = 1; t < threads; ++t) pool.emplace_back(work);
+    work();
+    for (auto& t : pool) t.join();
+  }
+
+  // 2. The workload: argument specs and the reference object.
+  WorkloadMessage workload;
+  std::string key;
+  try {
+    for (const search::ArgInfo& a : search::ArgInfoOf(task.workload)) {
+      workload.args.push_back({"", a.dtype, a.shape});
+    }
+    for (size_t i = 0; i < workload.args.size(); ++i) workload.args[i].name = task.workload.params[i].name();
+    key = ir::StructuralHashHex(task.workload) + "|" + task.target.ToString() + "|" +
+          std::to_string(task.input_seed);
+    if (s.reference_key != key) {
+      s.reference = codegen::BuildObject(task.workload, task.target);
+      s.reference_key = key;
+    }
+  } catch (const std::exception& e) {
+    for (size_t i = 0; i < batch.size(); ++i) {
+      if (objects[i]) {
+        double b = results[i].build_secs;
+        results[i] = Failure(MeasureStatus::kInfraError,
+                             std::string("cannot prepare the reference: ") + e.what());
+        results[i].build_secs = b;
+      }
+    }
+    return results;
+  }
+  // The key also covers the timing config, which the child keeps per workload.
+  key += "|" + std::to_string(task.timing.number) + "," + std::to_string(task.timing.repeat) + "," +
+         std::to_string(task.timing.min_repeat_ms) + "," + std::to_string(task.timing.flush_cache);
+  workload.num_threads = task.target.num_cores;
+  workload.input_seed = task.input_seed;
+  workload.timing = task.timing;
+  workload.reference = s.reference;
+
+  // 3. Run each built candidate in the child, restarting it after any failure.
+  for (size_t i = 0; i < batch.size(); ++i) {
+    if (!objects[i]) continue;
+    const double build_secs = results[i].build_secs;
+    MeasureResult& r = results[i];
+    auto fail = [&](MeasureStatus st, std::string msg) {
+      r = Failure(st, std::move(msg));
+      r.build_secs = build_secs;
+    };
+    try {
+      if (!s.child || !s.child->alive() || s.child_workload_key != key) {
+        if (!s.child || !s.child->alive()) {
+          s.child.reset();
+          s.child_workload_key.reset();
+          s.child = std::make_unique<ChildProcess>(
+              FindRunnerExecutable(s.options),
+              std::vector<std::string>{"--memory-limit-mb=" + std::to_string(s.options.memory_limit_mb)});
+        }
+        s.child->Send(MessageType::kWorkload, Encode(workload));
+        ChildProcess::Outcome o = s.child->Receive(task.timing.timeout_s + kWorkloadExtraSecs);
+        if (o.kind != ChildProcess::Outcome::Kind::kMessage ||
+            o.message.type != MessageType::kWorkloadReady) {
+          std::string why = o.kind == ChildProcess::Outcome::Kind::kMessage
+                                ? (o.message.type == MessageType::kError ? o.message.payload
+                                                                         : "unexpected reply")
+                            : o.kind == ChildProcess::Outcome::Kind::kTimeout ? "timed out"
+                                                                               : o.detail;
+          std::string msg = WithStderr("the runner could not set up the reference: " + why,
+                                       s.child->stderr_tail());
+          s.child.reset();
+          // The reference itself fails, so no candidate of this batch can be checked.
+          for (size_t j = i; j < batch.size(); ++j) {
+            if (!objects[j]) continue;
+            double b = results[j].build_secs;
+            results[j] = Failure(MeasureStatus::kInfraError, msg);
+            results[j].build_secs = b;
+          }
+          return results;
+        }
+        s.child_workload_key = key;
+      }
+      CandidateMessage c;
+      c.index = static_cast<uint32_t>(i);
+      c.code = *objects[i];
+      if (i < s.options.test_faults.size()) c.fault = s.options.test_faults[i];
+      s.child->Send(MessageType::kCandidate, Encode(c));
+      ChildProcess::Outcome o = s.child->Receive(task.timing.timeout_s);
+      switch (o.kind) {
+        case ChildProcess::Outcome::Kind::kMessage:
+          if (o.message.type == MessageType::kResult) {
+            ResultMessage m = DecodeResult(o.message.payload);
+            r.status = m.status;
+            r.message = m.message;
+            r.run_secs = std::move(m.run_secs);
+            r.verified = m.verified;
+          } else if (o.message.type == MessageType::kError) {
+            fail(MeasureStatus::kInfraError, "runner: " + o.message.payload);
+            s.child.reset();
+          } else {
+            fail(MeasureStatus::kInfraError, "runner: unexpected reply to a candidate");
+            s.child.reset();
+          }
+          break;
+        case ChildProcess::Outcome::Kind::kTimeout:
+          fail(MeasureStatus::kTimeout,
+               "timeout: killed after " + std::to_string(task.timing.timeout_s) + " s");
+          s.child.reset();
+          break;
+        case ChildProcess::Outcome::Kind::kDied:
+          fail(o.signal != 0 ? MeasureStatus::kRunCrash : MeasureStatus::kInfraError,
+               WithStderr("the runner was " + o.detail, s.child->stderr_tail()));
+          s.child.reset();
+          break;
+        case ChildProcess::Outcome::Kind::kBadMessage:
+          fail(MeasureStatus::kInfraError, "runner protocol: " + o.detail);
+          s.child.reset();
+          break;
+      }
+    } catch (const std::exception& e) {
+      // A child that cannot be started or a bad result payload.
+      std::string tail = s.child ? s.child->stderr_tail() : "";
+      fail(MeasureStatus::kInfraError, WithStderr(e.what(), tail));
+      s.child.reset();
+    }
+  }
+  return results;
+}
+
+}  // namespace kiln::rpc

@@ -1,0 +1,44 @@
+// Measures candidates on this machine: compiles them on parallel threads in
+// this process, then runs each one in an isolated kiln-runner child process
+// that checks its outputs against the unscheduled workload and times it
+// (metaschedule.md §10). A crash, hang or runaway allocation of a candidate
+// kills only the child, which is restarted for the next candidate.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "rpc/test_fault.h"
+#include "search/measure.h"
+
+namespace kiln::rpc {
+
+struct LocalRunnerOptions {
+  int build_threads = 0;      // 0: every core; candidates are compiled on this many threads
+  std::string runner_path;    // empty: find kiln-runner (env KILN_RUNNER, then next to /proc/self/exe, then the build tree)
+  // Address-space limit of the child in MiB; 0: three quarters of physical memory.
+  int64_t memory_limit_mb = 0;
+  // Test only: test_faults[i] is executed by the child for the i-th candidate
+  // of every batch (instead of its kernel, or after it for kWrongValues).
+  std::vector<TestFault> test_faults;
+};
+
+class LocalRunner : public search::Runner {
+ public:
+  explicit LocalRunner(LocalRunnerOptions options = {});
+  ~LocalRunner() override;
+  std::vector<search::MeasureResult> Measure(const search::MeasureTask& task,
+                                             const std::vector<search::MeasureCandidate>& batch) override;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+// Where LocalRunner finds kiln-runner for these options; throws
+// std::runtime_error listing the places tried when there is none.
+std::string FindRunnerExecutable(const LocalRunnerOptions& options);
+
+}  // namespace kiln::rpc

@@ -1,0 +1,286 @@
+#include "rpc/protocol.h"
+
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+
+namespace kiln::rpc {
+namespace {
+
+class Writer {
+ public:
+  void U8(uint8_t v) { out_.push_back(static_cast<char>(v)); }
+  void U32(uint32_t v) { Raw(&v, 4); }
+  void U64(uint64_t v) { Raw(&v, 8); }
+  void I64(int64_t v) { Raw(&v, 8); }
+  void F64(double v) { Raw(&v, 8); }
+  void Str(std::string_view s) {
+    U64(s.size());
+    out_.append(s);
+  }
+  std::string Take() { return std::move(out_); }
+
+ private:
+  // The wire is little-endian; every supported host is too.
+  void Raw(const void* p, size_t n) { out_.append(static_cast<const char*>(p), n); }
+  std::string out_;
+};
+
+class Reader {
+ public:
+  Reader(std::string_view data, const char* what) : data_(data), what_(what) {}
+  uint8_t U8() {
+    uint8_t v;
+    Raw(&v, 1);
+    return v;
+  }
+  uint32_t U32() {
+    uint32_t v;
+    Raw(&v, 4);
+    return v;
+  }
+  uint64_t U64() {
+    uint64_t v;
+    Raw(&v, 8);
+    return v;
+  }
+  int64_t I64() {
+    int64_t v;
+    Raw(&v, 8);
+    return v;
+  }
+  double F64() {
+    double v;
+    Raw(&v, 8);
+    return v;
+  }
+  std::string Str() {
+    uint64_t n = U64();
+    if (n > data_.size() - pos_) Fail("string of " + std::to_string(n) + " bytes overruns the payload");
+    std::string s(data_.substr(pos_, n));
+    pos_ += n;
+    return s;
+  }
+  // A count of items each at least min_item_bytes long, checked against what is left.
+  uint64_t Count(uint64_t max, size_t min_item_bytes, const char* item) {
+    uint64_t n = U64();
+    if (n > max) Fail(std::string("too many ") + item + ": " + std::to_string(n));
+    if (n * min_item_bytes > data_.size() - pos_) {
+      Fail(std::to_string(n) + " " + item + " overrun the payload");
+    }
+    return n;
+  }
+  void ExpectEnd() {
+    if (pos_ != data_.size()) Fail(std::to_string(data_.size() - pos_) + " trailing bytes");
+  }
+  [[noreturn]] void Fail(const std::string& why) {
+    throw ProtocolError(std::string("bad ") + what_ + " message: " + why);
+  }
+
+ private:
+  void Raw(void* p, size_t n) {
+    if (n > data_.size() - pos_) Fail("truncated");
+    std::memcpy(p, data_.data() + pos_, n);
+    pos_ += n;
+  }
+  std::string_view data_;
+  const char* what_;
+  size_t pos_ = 0;
+};
+
+void WriteObject(Writer& w, const codegen::ObjectCode& o) {
+  w.Str(o.symbol);
+  w.Str(o.object);
+  w.Str(o.target);
+}
+
+codegen::ObjectCode ReadObject(Reader& r) {
+  codegen::ObjectCode o;
+  o.symbol = r.Str();
+  o.object = r.Str();
+  o.target = r.Str();
+  if (o.symbol.empty()) r.Fail("object without an entry symbol");
+  if (o.object.empty()) r.Fail("empty object");
+  return o;
+}
+
+bool IsMessageType(uint32_t t) { return t >= 1 && t <= 5; }
+
+}  // namespace
+
+void WriteFrame(int fd, MessageType type, std::string_view payload) {
+  if (payload.size() > kMaxFrameBytes) {
+    throw ProtocolError("frame of " + std::to_string(payload.size()) + " bytes is too large");
+  }
+  std::string frame(kFrameHeaderBytes, '\0');
+  uint32_t header[2] = {static_cast<uint32_t>(type), static_cast<uint32_t>(payload.size())};
+  std::memcpy(frame.data(), header, kFrameHeaderBytes);
+  frame.append(payload);
+  size_t done = 0;
+  while (done < frame.size()) {
+    ssize_t n = ::send(fd, frame.data() + done, frame.size() - done, MSG_NOSIGNAL);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      throw ProtocolError(std::string("cannot write to the runner socket: ") + std::strerror(errno));
+    }
+    done += static_cast<size_t>(n);
+  }
+}
+
+std::optional<Message> ReadFrame(int fd) {
+  FrameBuffer buf;
+  char chunk[1 << 16];
+  bool any = false;
+  for (;;) {
+    if (auto m = buf.Pop()) return m;
+    ssize_t n = ::read(fd, chunk, sizeof chunk);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      throw ProtocolError(std::string("cannot read the runner socket: ") + std::strerror(errno));
+    }
+    if (n == 0) {
+      if (!any) return std::nullopt;
+      throw ProtocolError("end of stream inside a frame");
+    }
+    any = true;
+    buf.Append(chunk, static_cast<size_t>(n));
+  }
+}
+
+std::optional<Message> FrameBuffer::Pop() {
+  if (buf_.size() < kFrameHeaderBytes) return std::nullopt;
+  uint32_t header[2];
+  std::memcpy(header, buf_.data(), kFrameHeaderBytes);
+  if (!IsMessageType(header[0])) {
+    throw ProtocolError("bad frame: unknown message type " + std::to_string(header[0]));
+  }
+  if (header[1] > kMaxFrameBytes) {
+    throw ProtocolError("bad frame: length " + std::to_string(header[1]) + " exceeds the limit");
+  }
+  if (buf_.size() < kFrameHeaderBytes + header[1]) return std::nullopt;
+  Message m{static_cast<MessageType>(header[0]), buf_.substr(kFrameHeaderBytes, header[1])};
+  buf_.erase(0, kFrameHeaderBytes + header[1]);
+  return m;
+}
+
+std::string Encode(const WorkloadMessage& m) {
+  Writer w;
+  w.I64(m.num_threads);
+  w.U64(m.input_seed);
+  w.I64(m.timing.number);
+  w.I64(m.timing.repeat);
+  w.F64(m.timing.min_repeat_ms);
+  w.U8(m.timing.flush_cache ? 1 : 0);
+  w.U64(m.args.size());
+  for (const ArgSpec& a : m.args) {
+    w.Str(a.name);
+    w.Str(a.dtype.str());
+    w.U64(a.shape.size());
+    for (int64_t e : a.shape) w.I64(e);
+  }
+  WriteObject(w, m.reference);
+  return w.Take();
+}
+
+WorkloadMessage DecodeWorkload(std::string_view payload) {
+  Reader r(payload, "workload");
+  WorkloadMessage m;
+  int64_t threads = r.I64();
+  if (threads < 0 || threads > 1 << 16) r.Fail("thread count " + std::to_string(threads));
+  m.num_threads = static_cast<int32_t>(threads);
+  m.input_seed = r.U64();
+  int64_t number = r.I64();
+  int64_t repeat = r.I64();
+  if (number < 1 || number > (int64_t{1} << 30)) r.Fail("number " + std::to_string(number));
+  if (repeat < 1 || repeat > (1 << 20)) r.Fail("repeat " + std::to_string(repeat));
+  m.timing.number = static_cast<int>(number);
+  m.timing.repeat = static_cast<int>(repeat);
+  m.timing.min_repeat_ms = r.F64();
+  if (!std::isfinite(m.timing.min_repeat_ms) || m.timing.min_repeat_ms < 0 ||
+      m.timing.min_repeat_ms > 1e7) {
+    r.Fail("min_repeat_ms " + std::to_string(m.timing.min_repeat_ms));
+  }
+  uint8_t flush = r.U8();
+  if (flush > 1) r.Fail("flush flag " + std::to_string(flush));
+  m.timing.flush_cache = flush == 1;
+  uint64_t nargs = r.Count(kMaxArgs, 24, "arguments");
+  for (uint64_t i = 0; i < nargs; ++i) {
+    ArgSpec a;
+    a.name = r.Str();
+    std::string dtype = r.Str();
+    if (!ir::DataType::Parse(dtype, &a.dtype) || !a.dtype.is_scalar() || a.dtype.is_handle()) {
+      r.Fail("argument " + std::to_string(i) + " has bad dtype '" + dtype + "'");
+    }
+    uint64_t ndim = r.Count(kMaxDims, 8, "dimensions");
+    int64_t bytes = a.dtype.bytes();
+    for (uint64_t d = 0; d < ndim; ++d) {
+      int64_t e = r.I64();
+      if (e < 0) r.Fail("argument " + std::to_string(i) + " has negative extent");
+      if (e > 0 && bytes > kMaxArgBytes / e) r.Fail("argument " + std::to_string(i) + " is too large");
+      bytes *= e == 0 ? 1 : e;
+      a.shape.push_back(e);
+    }
+    m.args.push_back(std::move(a));
+  }
+  m.reference = ReadObject(r);
+  r.ExpectEnd();
+  return m;
+}
+
+std::string Encode(const CandidateMessage& m) {
+  Writer w;
+  w.U32(m.index);
+  WriteObject(w, m.code);
+  w.U8(static_cast<uint8_t>(m.fault));
+  return w.Take();
+}
+
+CandidateMessage DecodeCandidate(std::string_view payload) {
+  Reader r(payload, "candidate");
+  CandidateMessage m;
+  m.index = r.U32();
+  m.code = ReadObject(r);
+  uint8_t fault = r.U8();
+  if (fault > kMaxTestFault) r.Fail("unknown fault " + std::to_string(fault));
+  m.fault = static_cast<TestFault>(fault);
+  r.ExpectEnd();
+  return m;
+}
+
+std::string Encode(const ResultMessage& m) {
+  Writer w;
+  w.U8(static_cast<uint8_t>(m.status));
+  w.Str(m.message);
+  w.U64(m.run_secs.size());
+  for (double s : m.run_secs) w.F64(s);
+  w.U8(m.verified ? 1 : 0);
+  return w.Take();
+}
+
+ResultMessage DecodeResult(std::string_view payload) {
+  Reader r(payload, "result");
+  ResultMessage m;
+  uint8_t status = r.U8();
+  if (status > static_cast<uint8_t>(search::MeasureStatus::kInfraError)) {
+    r.Fail("unknown status " + std::to_string(status));
+  }
+  m.status = static_cast<search::MeasureStatus>(status);
+  m.message = r.Str();
+  uint64_t n = r.Count(1u << 20, 8, "repeat times");
+  for (uint64_t i = 0; i < n; ++i) {
+    double s = r.F64();
+    if (!std::isfinite(s) || s < 0) r.Fail("repeat time " + std::to_string(s));
+    m.run_secs.push_back(s);
+  }
+  uint8_t verified = r.U8();
+  if (verified > 1) r.Fail("verified flag " + std::to_string(verified));
+  m.verified = verified == 1;
+  if (m.status == search::MeasureStatus::kOk && m.run_secs.empty()) r.Fail("ok without times");
+  r.ExpectEnd();
+  return m;
+}
+
+}  // namespace kiln::rpc

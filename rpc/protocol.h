@@ -1,0 +1,100 @@
+// The parent <-> kiln-runner wire protocol: frames of [u32 type][u32 length]
+// [payload] over a socket, payloads in a small little-endian binary encoding.
+// Everything read is validated (sizes, counts, enum values); a bad frame or
+// payload throws ProtocolError, which the parent turns into an infra_error.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "codegen/llvm_backend.h"
+#include "ir/dtype.h"
+#include "rpc/test_fault.h"
+#include "search/measure.h"
+
+namespace kiln::rpc {
+
+class ProtocolError : public std::runtime_error {
+ public:
+  explicit ProtocolError(const std::string& msg) : std::runtime_error(msg) {}
+};
+
+enum class MessageType : uint32_t {
+  kWorkload = 1,       // parent -> child: arguments, timing, reference object
+  kWorkloadReady = 2,  // child -> parent: reference computed (empty payload)
+  kCandidate = 3,      // parent -> child: one candidate object
+  kResult = 4,         // child -> parent: the candidate's result
+  kError = 5,          // child -> parent: the request failed; payload is the text
+};
+
+// An object is at most this large; a frame holds at most one object plus a
+// little metadata. Anything larger is a corrupt length, not a real message.
+constexpr uint32_t kMaxFrameBytes = 1u << 30;
+constexpr size_t kFrameHeaderBytes = 8;
+
+struct Message {
+  MessageType type;
+  std::string payload;
+};
+
+// Writes one frame to a socket (MSG_NOSIGNAL: a dead peer is an error, not
+// SIGPIPE). Throws ProtocolError if the peer is gone.
+void WriteFrame(int fd, MessageType type, std::string_view payload);
+// Blocking read of one frame; nullopt on end of stream before a header.
+std::optional<Message> ReadFrame(int fd);
+
+// Incremental frame parsing for a non-blocking reader.
+class FrameBuffer {
+ public:
+  void Append(const char* data, size_t n) { buf_.append(data, n); }
+  // The next complete frame, if any. Throws ProtocolError on a bad header.
+  std::optional<Message> Pop();
+
+ private:
+  std::string buf_;
+};
+
+struct ArgSpec {
+  std::string name;
+  ir::DataType dtype;
+  std::vector<int64_t> shape;
+};
+
+struct WorkloadMessage {
+  int32_t num_threads = 0;  // kiln_runtime_set_num_threads
+  uint64_t input_seed = 0;
+  search::TimingConfig timing;
+  std::vector<ArgSpec> args;
+  codegen::ObjectCode reference;
+};
+
+struct CandidateMessage {
+  uint32_t index = 0;
+  codegen::ObjectCode code;
+  TestFault fault = TestFault::kNone;
+};
+
+struct ResultMessage {
+  search::MeasureStatus status = search::MeasureStatus::kInfraError;
+  std::string message;
+  std::vector<double> run_secs;
+  bool verified = false;
+};
+
+// Bounds that make a payload plausible (reject before allocating).
+constexpr size_t kMaxArgs = 1024;
+constexpr size_t kMaxDims = 32;
+constexpr int64_t kMaxArgBytes = int64_t{1} << 36;  // 64 GiB per argument
+
+std::string Encode(const WorkloadMessage& m);
+std::string Encode(const CandidateMessage& m);
+std::string Encode(const ResultMessage& m);
+WorkloadMessage DecodeWorkload(std::string_view payload);
+CandidateMessage DecodeCandidate(std::string_view payload);
+ResultMessage DecodeResult(std::string_view payload);
+
+}  // namespace kiln::rpc

@@ -1,0 +1,54 @@
+#include "rpc/timing.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <vector>
+
+namespace kiln::rpc {
+
+std::vector<double> TimeCalls(const std::function<void()>& call, const search::TimingConfig& config,
+                              const std::function<void()>& flush) {
+  using Clock = std::chrono::steady_clock;
+  call();  // warm-up: page faults, lazy thread-pool start, instruction cache
+  const double min_repeat_s = config.min_repeat_ms / 1000.0;
+  // An upper bound on `number` so a call measured as zero time cannot grow it forever.
+  constexpr int64_t kMaxNumber = int64_t{1} << 30;
+  int64_t number = std::max(1, config.number);
+  std::vector<double> secs;
+  for (int r = 0; r < std::max(1, config.repeat); ++r) {
+    for (;;) {
+      if (config.flush_cache && flush) flush();
+      auto start = Clock::now();
+      for (int64_t i = 0; i < number; ++i) call();
+      double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
+      if (elapsed >= min_repeat_s || number >= kMaxNumber) {
+        secs.push_back(elapsed / static_cast<double>(number));
+        break;
+      }
+      // Aim a little past the minimum (x1.618) so the next try usually succeeds;
+      // at least double when the elapsed time is too small to extrapolate from.
+      double per_call = elapsed / static_cast<double>(number);
+      double want = per_call > 0 ? min_repeat_s / per_call * 1.618 : 2.0 * number;
+      int64_t grown = static_cast<int64_t>(std::min<double>(want, static_cast<double>(kMaxNumber)));
+      number = std::max(grown, number * 2 > kMaxNumber ? kMaxNumber : number + 1);
+    }
+  }
+  return secs;
+}
+
+void FlushCpuCache() {
+  static std::vector<uint8_t> buffer = [] {
+    long llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
+    if (llc <= 0) llc = sysconf(_SC_LEVEL2_CACHE_SIZE);
+    size_t bytes = llc > 0 ? static_cast<size_t>(llc) * 2 : size_t{64} << 20;
+    return std::vector<uint8_t>(bytes, 1);
+  }();
+  // Read-modify-write every cache line; volatile keeps the loop.
+  volatile uint8_t* p = buffer.data();
+  for (size_t i = 0; i < buffer.size(); i += 64) p[i] = static_cast<uint8_t>(p[i] + 1);
+}
+
+}  // namespace kiln::rpc
