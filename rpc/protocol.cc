@@ -32,31 +32,11 @@ class Writer {
 class Reader {
  public:
   Reader(std::string_view data, const char* what) : data_(data), what_(what) {}
-  uint8_t U8() {
-    uint8_t v;
-    Raw(&v, 1);
-    return v;
-  }
-  uint32_t U32() {
-    uint32_t v;
-    Raw(&v, 4);
-    return v;
-  }
-  uint64_t U64() {
-    uint64_t v;
-    Raw(&v, 8);
-    return v;
-  }
-  int64_t I64() {
-    int64_t v;
-    Raw(&v, 8);
-    return v;
-  }
-  double F64() {
-    double v;
-    Raw(&v, 8);
-    return v;
-  }
+  uint8_t U8() { return Scalar<uint8_t>(); }
+  uint32_t U32() { return Scalar<uint32_t>(); }
+  uint64_t U64() { return Scalar<uint64_t>(); }
+  int64_t I64() { return Scalar<int64_t>(); }
+  double F64() { return Scalar<double>(); }
   std::string Str() {
     uint64_t n = U64();
     if (n > data_.size() - pos_) Fail("string of " + std::to_string(n) + " bytes overruns the payload");
@@ -81,6 +61,12 @@ class Reader {
   }
 
  private:
+  template <typename T>
+  T Scalar() {
+    T v;
+    Raw(&v, sizeof(T));
+    return v;
+  }
   void Raw(void* p, size_t n) {
     if (n > data_.size() - pos_) Fail("truncated");
     std::memcpy(p, data_.data() + pos_, n);
