@@ -1,0 +1,149 @@
+// The Kiln CPU runtime: the thread pool behind kiln_parallel_for.
+//
+// Generated kernels outline every parallel loop into a body function and
+// call kiln_parallel_for(n, body, closure). The iterations are cut into one
+// contiguous chunk per thread (static scheduling, as TVM's CPU runtime does
+// for parallel loops): chunk 0 runs on the calling thread, the others on
+// pool workers, and the call returns when every chunk is done.
+//
+// This file is its own static library (libkiln_runtime.a) so that users of
+// `kiln compile` link exactly it and nothing else of Kiln. It depends only
+// on the C++ standard library.
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "codegen/kernel_abi.h"
+
+namespace {
+
+class ThreadPool {
+ public:
+  static ThreadPool& Global() {
+    static ThreadPool* pool = new ThreadPool();  // never destroyed: kernels may run at exit
+    return *pool;
+  }
+
+  void SetNumThreads(int n) {
+    std::lock_guard<std::mutex> call(call_mu_);
+    StopWorkers();
+    requested_ = n;
+  }
+
+  int32_t ParallelFor(int64_t n, kiln_parallel_body_fn body, void* closure) {
+    if (n <= 0) return 0;
+    // A parallel loop reached from inside a pool task (the backend never emits
+    // one, but a kernel may be called from a task of another kernel) runs
+    // serially rather than deadlock on the pool.
+    if (in_task_) return body(0, n, closure);
+    std::lock_guard<std::mutex> call(call_mu_);
+    const int threads = static_cast<int>(std::min<int64_t>(NumThreads(), n));
+    if (threads <= 1) return body(0, n, closure);
+    StartWorkers(NumThreads() - 1);
+
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      job_ = Job{n, threads, body, closure};
+      pending_ = threads - 1;
+      first_error_ = 0;
+      ++generation_;
+    }
+    wake_.notify_all();
+    int32_t rc = RunChunk(0);
+    std::unique_lock<std::mutex> lock(mu_);
+    done_.wait(lock, [&] { return pending_ == 0; });
+    if (rc == 0) rc = first_error_;
+    return rc;
+  }
+
+ private:
+  struct Job {
+    int64_t n = 0;
+    int chunks = 0;
+    kiln_parallel_body_fn body = nullptr;
+    void* closure = nullptr;
+  };
+
+  int NumThreads() const {
+    if (requested_ > 0) return requested_;
+    return std::max(1u, std::thread::hardware_concurrency());
+  }
+
+  int32_t RunChunk(int chunk) const {
+    // Balanced contiguous chunks: the first n % chunks get one extra.
+    const int64_t base = job_.n / job_.chunks, extra = job_.n % job_.chunks;
+    const int64_t begin = chunk * base + std::min<int64_t>(chunk, extra);
+    const int64_t end = begin + base + (chunk < extra ? 1 : 0);
+    if (begin >= end) return 0;
+    in_task_ = true;
+    const int32_t rc = job_.body(begin, end, job_.closure);
+    in_task_ = false;
+    return rc;
+  }
+
+  void StartWorkers(int count) {
+    if (static_cast<int>(workers_.size()) == count) return;
+    StopWorkers();
+    stop_ = false;
+    for (int i = 0; i < count; ++i) workers_.emplace_back([this, i] { WorkerLoop(i + 1); });
+  }
+
+  void StopWorkers() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stop_ = true;
+    }
+    wake_.notify_all();
+    for (auto& t : workers_) t.join();
+    workers_.clear();
+  }
+
+  void WorkerLoop(int chunk) {
+    uint64_t seen = 0;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      seen = generation_;
+    }
+    for (;;) {
+      {
+        std::unique_lock<std::mutex> lock(mu_);
+        wake_.wait(lock, [&] { return stop_ || generation_ != seen; });
+        if (stop_) return;
+        seen = generation_;
+        if (chunk >= job_.chunks) continue;  // this job has fewer chunks than threads
+      }
+      const int32_t rc = RunChunk(chunk);
+      std::lock_guard<std::mutex> lock(mu_);
+      if (rc != 0 && first_error_ == 0) first_error_ = rc;
+      if (--pending_ == 0) done_.notify_one();
+    }
+  }
+
+  std::mutex call_mu_;  // one parallel loop at a time
+  std::mutex mu_;
+  std::condition_variable wake_, done_;
+  std::vector<std::thread> workers_;
+  Job job_;
+  int pending_ = 0;
+  int32_t first_error_ = 0;
+  uint64_t generation_ = 0;
+  bool stop_ = false;
+  int requested_ = 0;
+  static thread_local bool in_task_;
+};
+
+thread_local bool ThreadPool::in_task_ = false;
+
+}  // namespace
+
+extern "C" int32_t kiln_parallel_for(int64_t n, kiln_parallel_body_fn body, void* closure) {
+  return ThreadPool::Global().ParallelFor(n, body, closure);
+}
+
+extern "C" void kiln_runtime_set_num_threads(int32_t n) {
+  ThreadPool::Global().SetNumThreads(n < 0 ? 0 : n);
+}
