@@ -88,8 +88,18 @@ class ThreadPool {
   void StartWorkers(int count) {
     if (static_cast<int>(workers_.size()) == count) return;
     StopWorkers();
-    stop_ = false;
-    for (int i = 0; i < count; ++i) workers_.emplace_back([this, i] { WorkerLoop(i + 1); });
+    uint64_t start_generation = 0;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stop_ = false;
+      start_generation = generation_;
+    }
+    // Each worker starts from the generation current now, before the caller
+    // posts its job: a worker that read generation_ only once it was running
+    // could see the new job's number already and wait forever for "the next".
+    for (int i = 0; i < count; ++i) {
+      workers_.emplace_back([this, i, start_generation] { WorkerLoop(i + 1, start_generation); });
+    }
   }
 
   void StopWorkers() {
@@ -102,12 +112,7 @@ class ThreadPool {
     workers_.clear();
   }
 
-  void WorkerLoop(int chunk) {
-    uint64_t seen = 0;
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      seen = generation_;
-    }
+  void WorkerLoop(int chunk, uint64_t seen) {
     for (;;) {
       {
         std::unique_lock<std::mutex> lock(mu_);

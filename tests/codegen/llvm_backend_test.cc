@@ -143,9 +143,12 @@ TEST(SuiteBackendFullSize, EveryConfigCompilesAndIndexZeroRuns) {
   }
 }
 
-// A program with a parallel outer loop, a vectorized inner loop, a local
-// accumulator under the parallel loop and an imperfect split.
-PrimFunc TiledMatmul(int64_t n, int split_inner) {
+// A program with a parallel outer loop, a vectorized inner loop and a local
+// accumulator under the parallel loop, its reduction decomposed as the
+// tuner's RewriteReductionBlock postprocessor leaves it (so the vector loop
+// holds no init branch). With `cache` false it is only split, parallel and
+// vectorized, which also holds for splits that leave a guarded tail.
+PrimFunc TiledMatmul(int64_t n, int split_inner, bool cache = true) {
   PrimFunc f = ir::Matmul(n, n, n);
   ir::Schedule sch(f, 1);
   ir::BlockRV c = sch.GetBlock("C");
@@ -153,10 +156,13 @@ PrimFunc TiledMatmul(int64_t n, int split_inner) {
   auto i = sch.Split(l[0], {std::monostate{}, int64_t{4}});
   auto j = sch.Split(l[1], {std::monostate{}, int64_t{split_inner}});
   sch.Reorder({i[0], j[0], l[2], i[1], j[1]});
-  ir::BlockRV cache = sch.CacheWrite(c, 0, "local");
-  sch.ReverseComputeAt(cache, j[0], true);
+  if (cache) {
+    ir::BlockRV local = sch.CacheWrite(c, 0, "local");
+    sch.ReverseComputeAt(local, j[0], true);
+  }
   sch.Parallel(sch.Fuse({i[0], j[0]}));
   sch.Vectorize(j[1]);
+  if (cache) sch.DecomposeReduction(c, l[2]);
   return sch.func();
 }
 
@@ -178,7 +184,7 @@ TEST(EmittedCode, ImperfectVectorSplitMatchesInterpreter) {
   // 60 = 4 * 15: the vector loop has 15 lanes, a non-power-of-two width.
   EXPECT_TRUE(SameAsInterpreter(ir::Matmul(60, 60, 60), TiledMatmul(60, 15)));
   // 100 % 16 != 0: the split leaves a guarded tail; the loop stays scalar.
-  EXPECT_TRUE(SameAsInterpreter(ir::Matmul(100, 100, 100), TiledMatmul(100, 16)));
+  EXPECT_TRUE(SameAsInterpreter(ir::Matmul(100, 100, 100), TiledMatmul(100, 16, false)));
 }
 
 TEST(EmittedCode, KernelRunsOnEveryThreadCount) {
