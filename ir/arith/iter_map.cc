@@ -6,6 +6,7 @@
 #include <set>
 
 #include "ir/arith/expr_compare.h"
+#include "ir/arith/linear_sum.h"
 #include "ir/error.h"
 #include "ir/functor.h"
 #include "ir/op.h"
@@ -80,7 +81,7 @@ class IterMapRewriter {
           s.scale *= sign;
           AddSplit(&x, s);
         }
-        x.base = an_->Simplify(sign > 0 ? Add(x.base, y.base) : Sub(x.base, y.base));
+        x.base = FoldBases(sign > 0 ? ExprKind::kAdd : ExprKind::kSub, x.base, y.base);
         return x;
       }
       case ExprKind::kMul: {
@@ -90,7 +91,7 @@ class IterMapRewriter {
         if (x.args.empty()) std::swap(x, y);
         int64_t c;
         if (!AsConstInt(y.base, &c)) Fail("iterators scaled by a non-constant factor");
-        IterSumExpr r = Base(an_->Simplify(Mul(x.base, y.base)));
+        IterSumExpr r = Base(FoldBases(ExprKind::kMul, x.base, y.base));
         for (auto s : x.args) {
           if (__builtin_mul_overflow(s.scale, c, &s.scale)) Fail("iterator coefficient overflows");
           AddSplit(&r, s);
@@ -206,6 +207,21 @@ class IterMapRewriter {
     return s;
   }
 
+  // The simplified a + b, a - b or a * b of two bases. Constants of one type
+  // fold directly, as the simplifier would fold them (wrapping at the type's
+  // width), without building the expression first.
+  Expr FoldBases(ExprKind kind, const Expr& a, const Expr& b) {
+    const auto* x = a.as<IntImmNode>();
+    const auto* y = b.as<IntImmNode>();
+    DataType t = a.dtype();
+    if (x && y && t == b.dtype() && t.is_int() && t.is_scalar()) {
+      uint64_t ux = static_cast<uint64_t>(x->value), uy = static_cast<uint64_t>(y->value);
+      uint64_t r = kind == ExprKind::kAdd ? ux + uy : kind == ExprKind::kSub ? ux - uy : ux * uy;
+      return IntImm(WrapInt(t, static_cast<int64_t>(r)), t);
+    }
+    return an_->Simplify(Binary(kind, a, b));
+  }
+
   bool UsesIters(const Expr& e) const {
     struct Finder : IRVisitor {
       const std::unordered_map<const VarNode*, std::shared_ptr<IterMarkNode>>* in;
@@ -319,8 +335,16 @@ class IterMapRewriter {
 // Splits of one mark, as digit intervals [lower, lower * extent).
 struct Use {
   int64_t lower, extent;
-  std::string where;
+  // Where the use comes from, for messages: index `index`, or (index < 0)
+  // the wholly or partly used fusion `fusion`. Kept as data, not text: the
+  // text is needed only when a check fails.
+  int64_t index;
+  const IterMarkNode* fusion;
 };
+
+std::string Where(const Use& u) {
+  return u.index >= 0 ? "index " + std::to_string(u.index) : u.fusion->name;
+}
 
 void CheckUses(const IterMarkNode& m, std::vector<Use> uses, IterMapLevel level,
                std::vector<std::string>* errors) {
@@ -330,8 +354,8 @@ void CheckUses(const IterMarkNode& m, std::vector<Use> uses, IterMapLevel level,
   for (size_t i = 0; i < uses.size(); ++i) {
     const Use& u = uses[i];
     if (u.lower < next) {
-      errors->push_back("iterator " + m.name + " is used twice (overlap): by " + uses[i - 1].where +
-                        " and " + u.where);
+      errors->push_back("iterator " + m.name + " is used twice (overlap): by " + Where(uses[i - 1]) +
+                        " and " + Where(u));
       return;
     }
     if (u.lower > next && level == IterMapLevel::kBijective) {
@@ -427,7 +451,7 @@ IterMapResult DetectIterMap(const std::vector<Expr>& indices,
   std::map<const IterMarkNode*, std::vector<Use>> uses;
   for (size_t i = 0; i < sums.size(); ++i) {
     for (const auto& a : sums[i].args) {
-      uses[a.source.get()].push_back({a.lower_factor, a.extent, "index " + std::to_string(i)});
+      uses[a.source.get()].push_back({a.lower_factor, a.extent, static_cast<int64_t>(i), nullptr});
     }
   }
   // Outer fusions are made after their parts: walk newest first so that a
@@ -441,7 +465,7 @@ IterMapResult DetectIterMap(const std::vector<Expr>& indices,
     if (overlap.empty()) {
       // Wholly used: so is every part.
       for (const auto& a : f->sum.args) {
-        uses[a.source.get()].push_back({a.lower_factor, a.extent, f->name});
+        uses[a.source.get()].push_back({a.lower_factor, a.extent, -1, f.get()});
       }
       continue;
     }
@@ -458,7 +482,7 @@ IterMapResult DetectIterMap(const std::vector<Expr>& indices,
                                   SplitName(a));
           continue;
         }
-        uses[a.source.get()].push_back({a.lower_factor * la, lb / la, f->name});
+        uses[a.source.get()].push_back({a.lower_factor * la, lb / la, -1, f.get()});
       }
     }
   }

@@ -240,7 +240,17 @@ ConstIntBound Simplifier::Bound(const LinearSum& s) const {
 
 Expr Simplifier::Simplify(const Expr& e) {
   if (!e.defined()) return e;
-  if (IsLinear(e.dtype())) return Sum(e).ToExpr();
+  if (IsLinear(e.dtype())) {
+    // Constants and unbound variables are their own canonical form: the
+    // round trip through a LinearSum would only rebuild the same node.
+    if (const auto* imm = e.as<IntImmNode>(); imm && WrapInt(e.dtype(), imm->value) == imm->value) {
+      return e;
+    }
+    if (const auto* v = e.as<VarNode>(); v && (expanding_ > 0 || !an_.LookupValue(v).defined())) {
+      return e;
+    }
+    return Sum(e).ToExpr();
+  }
   switch (e.kind()) {
     case ExprKind::kIntImm:
     case ExprKind::kFloatImm:
