@@ -138,9 +138,13 @@ std::vector<Candidate> ReplayTrace::NextBatch(int k, const std::unordered_set<ui
       }
       if (!r.candidate) continue;
       const uint64_t key = r.candidate->key;
-      if (measured.count(key) || !seen_.insert(key).second) continue;
-      out.push_back(std::move(*r.candidate));
+      // Meeting a measured key for the first time is progress too: a resumed
+      // run walks through what it measured before without taking that for
+      // an exhausted space.
+      if (!seen_.insert(key).second) continue;
       ++fresh;
+      if (measured.count(key)) continue;
+      out.push_back(std::move(*r.candidate));
     }
     empty_rounds = fresh == 0 ? empty_rounds + 1 : 0;
   }

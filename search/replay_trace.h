@@ -61,8 +61,9 @@ class ReplayTrace {
 
   // Up to k new candidates, in a deterministic order: none of them has a key
   // in `measured` or among the candidates returned before. Fewer (possibly
-  // none) once max_empty_rounds rounds in a row found nothing new: the space
-  // is exhausted, or the postprocs reject everything (see failures()).
+  // none) once max_empty_rounds rounds in a row found no key this strategy
+  // had not met before (a key met in `measured` counts as met): the space is
+  // exhausted, or the postprocs reject everything (see failures()).
   std::vector<Candidate> NextBatch(int k, const std::unordered_set<uint64_t>& measured = {});
 
   const FailureStats& failures() const { return failures_; }
