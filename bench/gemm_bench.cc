@@ -45,11 +45,12 @@ constexpr int64_t kN = 1024;
 
 // The hand schedule (see configs/traces/README.md for the reasoning).
 // Loops of "Z": b, i, j, k.
+int64_t g_rows = 4, g_vecs = 4;
 void HandSchedule(ir::Schedule& sch) {
   ir::BlockRV z = sch.GetBlock("Z");
   std::vector<ir::LoopRV> l = sch.GetLoops(z);
-  auto i = sch.Split(l[1], {std::monostate{}, int64_t{4}});
-  auto j = sch.Split(l[2], {std::monostate{}, int64_t{4}, int64_t{16}});
+  auto i = sch.Split(l[1], {std::monostate{}, g_rows});
+  auto j = sch.Split(l[2], {std::monostate{}, g_vecs, int64_t{16}});
   sch.Reorder({l[0], j[0], i[0], l[3], i[1], j[1], j[2]});
   ir::BlockRV local = sch.CacheWrite(z, 0, "local");
   sch.ReverseComputeAt(local, i[0], true);
@@ -108,6 +109,8 @@ int Run(int argc, char** argv) {
   app.add_option("--reps", reps, "Timed runs of each (median)")->check(CLI::Range(1, 1000));
   app.add_option("--write-trace", write_trace, "Write the hand schedule's trace to FILE and exit");
   app.add_option("--emit-asm", emit_asm, "Write the kernel's assembly to FILE");
+  app.add_option("--rows", g_rows);
+  app.add_option("--vecs", g_vecs);
   CLI11_PARSE(app, argc, argv);
 
   const ir::PrimFunc gmm = ir::MakeWorkload("GMM", 3);
