@@ -41,6 +41,7 @@
 #include <llvm/IR/MDBuilder.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/Verifier.h>
+#include <llvm/MC/MCSubtargetInfo.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
 
@@ -323,6 +324,10 @@ class CodeGen {
     if (!tm_.getTargetCPU().empty()) fn->addFnAttr("target-cpu", tm_.getTargetCPU());
     if (!tm_.getTargetFeatureString().empty())
       fn->addFnAttr("target-features", tm_.getTargetFeatureString());
+    // LLVM's own vectorizer (loops we could not widen, copies of caches)
+    // otherwise picks 256-bit vectors on AVX-512 hosts.
+    // (The subtarget knows the CPU's implied features, not only -mattr's.)
+    if (tm_.getMCSubtargetInfo()->checkFeatures("+avx512f")) fn->addFnAttr("prefer-vector-width", "512");
   }
 
   // `i32 name(lead..., captures...)`, internal, with noalias pointers.
@@ -577,7 +582,9 @@ class CodeGen {
     if (var) cur_->vars[var] = i;
     body(i);
     if (var) cur_->vars.erase(var);
-    llvm::Value* next = b_.CreateAdd(i, llvm::ConstantInt::get(i->getType(), 1));
+    // i < end, so i + 1 cannot overflow: nsw lets LLVM widen the induction
+    // variable instead of sign-extending it at every address.
+    llvm::Value* next = b_.CreateNSWAdd(i, llvm::ConstantInt::get(i->getType(), 1));
     llvm::BranchInst* back = b_.CreateBr(header);
     i->addIncoming(next, b_.GetInsertBlock());
     AttachLoopMetadata(back, kind, vector_width);

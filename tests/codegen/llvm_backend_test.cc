@@ -180,6 +180,32 @@ TEST(EmittedCode, VectorAndParallelLoopsReachTheMachine) {
   }
 }
 
+// LLVM's own loop vectorizer (a cache copy, a loop we did not widen) picks
+// 256-bit vectors on AVX-512 CPUs unless asked for 512; the backend asks
+// exactly when the target CPU (or -mattr) has AVX-512.
+TEST(EmittedCode, AsksForWideVectorsOnlyOnAvx512) {
+  const PrimFunc f = ir::Matmul(64, 64, 64);
+  const std::string wide = "\"prefer-vector-width\"=\"512\"";
+  EXPECT_NE(EmitLLVMIR(f, ResolveTarget("llvm -mcpu=skylake-avx512")).find(wide), std::string::npos);
+  EXPECT_EQ(EmitLLVMIR(f, ResolveTarget("llvm -mcpu=haswell")).find(wide), std::string::npos);
+  EXPECT_EQ(EmitLLVMIR(f, Host()).find(wide) != std::string::npos, Host().HasFeature("avx512f"));
+  // An i-k-j matmul whose j loop is not vectorized in the schedule: LLVM's
+  // vectorizer gets it.
+  if (Host().HasFeature("avx512f")) {
+    ir::Schedule sch(f, 1);
+    ir::BlockRV c = sch.GetBlock("C");
+    std::vector<ir::LoopRV> l = sch.GetLoops(c);
+    sch.Reorder({l[0], l[2], l[1]});
+    sch.DecomposeReduction(c, l[2]);
+    EXPECT_TRUE(SameAsInterpreter(f, sch.func()));
+    const std::string asm_text = EmitAssembly(sch.func(), Host());
+    const size_t fma = asm_text.find("vfmadd231ps");
+    ASSERT_NE(fma, std::string::npos) << asm_text;
+    const std::string line = asm_text.substr(fma, asm_text.find('\n', fma) - fma);
+    EXPECT_NE(line.find("zmm"), std::string::npos) << line;
+  }
+}
+
 TEST(EmittedCode, ImperfectVectorSplitMatchesInterpreter) {
   // 60 = 4 * 15: the vector loop has 15 lanes, a non-power-of-two width.
   EXPECT_TRUE(SameAsInterpreter(ir::Matmul(60, 60, 60), TiledMatmul(60, 15)));
