@@ -2,10 +2,10 @@
 // schedule kept in configs/traces/gmm_1024_cpu.json, against OpenBLAS sgemm
 // with the same thread count, in the same run.
 //
-//   gemm_bench [--trace FILE] [--threads N] [--reps N]
-//   gemm_bench --write-trace FILE   regenerates the trace file from the
-//                                   schedule written out below, then exits
-//   gemm_bench --emit-asm FILE      also writes the kernel's assembly
+//   gemm_bench [--trace FILE] [--threads N] [--reps N] [--emit-asm FILE]
+//   gemm_bench --write-trace FILE [--rows R --vecs V]
+//       regenerates the trace file from the schedule written out below
+//       (R x 16V register tile; the committed file is the default 4 x 64)
 //
 // The kernel is first checked against OpenBLAS's result (and, without
 // OpenBLAS, against sampled elements computed in double), then both are
@@ -43,14 +43,19 @@ namespace {
 
 constexpr int64_t kN = 1024;
 
-// The hand schedule (see configs/traces/README.md for the reasoning).
-// Loops of "Z": b, i, j, k.
-int64_t g_rows = 4, g_vecs = 4;
-void HandSchedule(ir::Schedule& sch) {
+// The hand schedule (configs/traces/README.md explains it). Loops of "Z":
+// b, i, j, k. Each parallel task owns a 64-column panel of Z: it packs that
+// panel of Y (1024 x 64, 256 KiB, contiguous: unpacked, its rows 4 KiB apart
+// fall into a few cache sets and the panel does not stay in L2), then for
+// every 4-row strip keeps the 4 x 64 accumulator in registers over all of k.
+// Register tile: kRows rows of Z by kVecs vectors of 16 floats. 4 x 4 keeps
+// 16 zmm accumulators, 4 loads of Y and 4 broadcasts of X per 16 FMAs; 8 x 2
+// and 2 x 8 measured slower, larger tiles spill.
+void HandSchedule(ir::Schedule& sch, int64_t rows, int64_t vecs) {
   ir::BlockRV z = sch.GetBlock("Z");
   std::vector<ir::LoopRV> l = sch.GetLoops(z);
-  auto i = sch.Split(l[1], {std::monostate{}, g_rows});
-  auto j = sch.Split(l[2], {std::monostate{}, g_vecs, int64_t{16}});
+  auto i = sch.Split(l[1], {std::monostate{}, rows});
+  auto j = sch.Split(l[2], {std::monostate{}, vecs, int64_t{16}});
   sch.Reorder({l[0], j[0], i[0], l[3], i[1], j[1], j[2]});
   ir::BlockRV local = sch.CacheWrite(z, 0, "local");
   sch.ReverseComputeAt(local, i[0], true);
@@ -61,6 +66,22 @@ void HandSchedule(ir::Schedule& sch) {
   sch.Unroll(j[1]);
   sch.Vectorize(j[2]);
   sch.DecomposeReduction(z, l[3]);
+}
+
+// The trace JSON with one instruction per line, so that a diff of the file
+// reads as a diff of the schedule.
+std::string TraceFileText(const ir::Trace& trace) {
+  const nlohmann::json j = trace.AsJSON();
+  std::string text = "[[\n";
+  for (size_t i = 0; i < j[0].size(); ++i) text += "  " + j[0][i].dump() + (i + 1 < j[0].size() ? ",\n" : "\n");
+  return text + " ],\n " + j[1].dump() + "]\n";
+}
+
+double LoadAverage() {
+  std::ifstream in("/proc/loadavg");
+  double load = -1;
+  in >> load;
+  return load;
 }
 
 std::string ReadFile(const std::string& path) {
@@ -75,6 +96,9 @@ double Median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v[v.size() / 2];
 }
+
+double Min(const std::vector<double>& v) { return *std::min_element(v.begin(), v.end()); }
+double Max(const std::vector<double>& v) { return *std::max_element(v.begin(), v.end()); }
 
 template <typename F>
 double Seconds(F&& f) {
@@ -109,16 +133,18 @@ int Run(int argc, char** argv) {
   app.add_option("--reps", reps, "Timed runs of each (median)")->check(CLI::Range(1, 1000));
   app.add_option("--write-trace", write_trace, "Write the hand schedule's trace to FILE and exit");
   app.add_option("--emit-asm", emit_asm, "Write the kernel's assembly to FILE");
-  app.add_option("--rows", g_rows);
-  app.add_option("--vecs", g_vecs);
+  int64_t rows = 4, vecs = 4;
+  app.add_option("--rows", rows, "With --write-trace: register tile rows (default 4)")->check(CLI::Range(1, 64));
+  app.add_option("--vecs", vecs, "With --write-trace: register tile width in 16-float vectors (default 4)")
+      ->check(CLI::Range(1, 64));
   CLI11_PARSE(app, argc, argv);
 
   const ir::PrimFunc gmm = ir::MakeWorkload("GMM", 3);
   if (!write_trace.empty()) {
     ir::Schedule sch(gmm, 1);
-    HandSchedule(sch);
+    HandSchedule(sch, rows, vecs);
     std::ofstream out(write_trace);
-    out << sch.trace().AsJSON().dump(1) << "\n";
+    out << TraceFileText(sch.trace());
     if (!out) throw std::runtime_error("cannot write " + write_trace);
     std::cout << "wrote " << write_trace << "\n" << sch.trace().AsPython();
     return 0;
@@ -145,7 +171,7 @@ int Run(int argc, char** argv) {
 
   const double flops = 2.0 * kN * kN * kN;
   std::cout << "GMM 1024^3, trace " << trace_path << ", " << threads << " thread(s), median of " << reps
-            << "\n";
+            << ", load average " << LoadAverage() << " on " << host.num_cores << " core(s)\n";
   const double sampled = SampledError(x, y, z, 2000);
   if (sampled > 1e-4) {
     std::cerr << "FAIL: kernel differs from the double reference (worst scaled error " << sampled << ")\n";
@@ -172,8 +198,10 @@ int Run(int argc, char** argv) {
     tb.push_back(Seconds(run_blas));
   }
   const double gk = flops / Median(tk) / 1e9, gb = flops / Median(tb) / 1e9;
-  std::printf("kiln     %8.1f GFLOP/s  (median %.3f ms)\n", gk, Median(tk) * 1e3);
-  std::printf("openblas %8.1f GFLOP/s  (median %.3f ms)\n", gb, Median(tb) * 1e3);
+  std::printf("kiln     %8.1f GFLOP/s  (median %.3f ms, runs %.3f-%.3f ms)\n", gk, Median(tk) * 1e3,
+              Min(tk) * 1e3, Max(tk) * 1e3);
+  std::printf("openblas %8.1f GFLOP/s  (median %.3f ms, runs %.3f-%.3f ms)\n", gb, Median(tb) * 1e3,
+              Min(tb) * 1e3, Max(tb) * 1e3);
   std::printf("ratio    %8.3f  (kiln / openblas)\n", gk / gb);
 #else
   std::vector<double> tk;
