@@ -97,8 +97,14 @@ double Median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
-double Min(const std::vector<double>& v) { return *std::min_element(v.begin(), v.end()); }
-double Max(const std::vector<double>& v) { return *std::max_element(v.begin(), v.end()); }
+// Prints one line of figures; returns GFLOP/s at the median time.
+double Report(const char* who, double flops, const std::vector<double>& seconds) {
+  const double median = Median(seconds), gflops = flops / median / 1e9;
+  std::printf("%-8s %8.1f GFLOP/s  (median %.3f ms, runs %.3f-%.3f ms)\n", who, gflops, median * 1e3,
+              *std::min_element(seconds.begin(), seconds.end()) * 1e3,
+              *std::max_element(seconds.begin(), seconds.end()) * 1e3);
+  return gflops;
+}
 
 template <typename F>
 double Seconds(F&& f) {
@@ -197,16 +203,12 @@ int Run(int argc, char** argv) {
     tk.push_back(Seconds(run_kiln));
     tb.push_back(Seconds(run_blas));
   }
-  const double gk = flops / Median(tk) / 1e9, gb = flops / Median(tb) / 1e9;
-  std::printf("kiln     %8.1f GFLOP/s  (median %.3f ms, runs %.3f-%.3f ms)\n", gk, Median(tk) * 1e3,
-              Min(tk) * 1e3, Max(tk) * 1e3);
-  std::printf("openblas %8.1f GFLOP/s  (median %.3f ms, runs %.3f-%.3f ms)\n", gb, Median(tb) * 1e3,
-              Min(tb) * 1e3, Max(tb) * 1e3);
+  const double gk = Report("kiln", flops, tk), gb = Report("openblas", flops, tb);
   std::printf("ratio    %8.3f  (kiln / openblas)\n", gk / gb);
 #else
   std::vector<double> tk;
   for (int r = 0; r < reps; ++r) tk.push_back(Seconds(run_kiln));
-  std::printf("kiln     %8.1f GFLOP/s  (median %.3f ms)\n", flops / Median(tk) / 1e9, Median(tk) * 1e3);
+  Report("kiln", flops, tk);
   std::printf("openblas not found at configure time (install libopenblas-dev): no ratio\n");
 #endif
   return 0;
