@@ -25,12 +25,21 @@ struct LocalRunnerOptions {
   std::vector<TestFault> test_faults;
 };
 
+// Where the time of Measure went, summed over every batch so far.
+struct LocalRunnerStats {
+  double build_wall_secs = 0;  // compiling candidates (parallel), wall time
+  double run_wall_secs = 0;    // reference and child set-up, running and checking candidates
+  int64_t children_started = 0;  // kiln-runner processes spawned (one more after each crash)
+  int64_t references_built = 0;  // reference objects compiled (once per workload)
+};
+
 class LocalRunner : public search::Runner {
  public:
   explicit LocalRunner(LocalRunnerOptions options = {});
   ~LocalRunner() override;
   std::vector<search::MeasureResult> Measure(const search::MeasureTask& task,
                                              const std::vector<search::MeasureCandidate>& batch) override;
+  const LocalRunnerStats& stats() const;
 
  private:
   struct State;

@@ -23,6 +23,14 @@ namespace kiln::rpc {
 namespace {
 
 constexpr int kSocketFd = 3;
+// The address-space limit set by --memory-limit-mb (0: none), for messages.
+unsigned long long g_memory_limit_mb = 0;
+
+// Generated kernels return non-zero only when a buffer they allocate cannot be had.
+std::string KernelFailure(int32_t rc, const char* when) {
+  return "the kernel returned " + std::to_string(rc) + " " + when +
+         (rc == 1 ? " (it could not allocate a buffer: out of memory?)" : "");
+}
 
 struct Workload {
   WorkloadMessage spec;
@@ -76,7 +84,7 @@ void RunCandidate(const Workload& w, const Message& m) {
   std::vector<void*> ptrs = Pointers(args);
   int32_t rc = kernel->Call(ptrs.data());
   if (rc != 0) {
-    Reply(search::MeasureStatus::kRunCrash, "the kernel returned " + std::to_string(rc));
+    Reply(search::MeasureStatus::kRunCrash, KernelFailure(rc, "on its first call"));
     return;
   }
   if (c.fault == TestFault::kWrongValues && !args.empty() && args.back().size() > 0) {
@@ -94,7 +102,7 @@ void RunCandidate(const Workload& w, const Message& m) {
     secs = TimeCalls(
         [&] {
           int32_t r = kernel->Call(ptrs.data());
-          if (r != 0) throw std::runtime_error("the kernel returned " + std::to_string(r) + " while timed");
+          if (r != 0) throw std::runtime_error(KernelFailure(r, "while timed"));
         },
         w.spec.timing, FlushCpuCache);
   } catch (const std::runtime_error& e) {
@@ -114,6 +122,7 @@ void LimitMemory(const char* arg) {
     std::exit(2);
   }
   if (mb == 0) return;
+  g_memory_limit_mb = mb;
   rlimit lim{static_cast<rlim_t>(mb) << 20, static_cast<rlim_t>(mb) << 20};
   if (setrlimit(RLIMIT_AS, &lim) != 0) {
     std::fprintf(stderr, "kiln-runner: setrlimit: %s\n", std::strerror(errno));
@@ -148,7 +157,8 @@ int Serve() {
           throw;
         } catch (const std::bad_alloc&) {
           Reply(search::MeasureStatus::kRunCrash,
-                "out of memory: the candidate exceeded the runner's address-space limit");
+                "out of memory: the candidate exceeded the runner's address-space limit of " +
+                    std::to_string(g_memory_limit_mb) + " MiB (LocalRunnerOptions::memory_limit_mb)");
         } catch (const std::exception& e) {
           WriteFrame(kSocketFd, MessageType::kError, std::string("candidate: ") + e.what());
         }
