@@ -6,12 +6,22 @@
 //       LocalRunner spends after the builds (send the object, load it in the
 //       child, check the outputs, time, reply) minus the kernel's own calls,
 //       divided by candidates, once the child and the reference are set up;
-//       goal <= 2 ms.
+//       goal <= 2 ms. The kernels run on one core (-num-cores=1) so that
+//       their CPU time equals their wall time, and the same overhead is also
+//       given as CPU time (parent thread + child process, minus kernel):
+//       on a shared machine the wall figure includes waiting for a core.
 // Figures only: never asserted.
+#include <dirent.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
+#include <fstream>
 #include <numeric>
+#include <sstream>
+#include <string>
 #include <vector>
 
 #include "codegen/llvm_backend.h"
@@ -38,6 +48,36 @@ double Median(std::vector<double> v) {
   return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
 }
 
+// CPU seconds (user + system) of this process's kiln-runner child; 0 if none.
+double RunnerChildCpuSecs() {
+  double secs = 0;
+  DIR* proc = ::opendir("/proc");
+  if (proc == nullptr) return 0;
+  while (dirent* e = ::readdir(proc)) {
+    const int pid = std::atoi(e->d_name);
+    if (pid <= 0) continue;
+    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+    std::string line;
+    if (!std::getline(stat, line)) continue;
+    const size_t open = line.find('('), close = line.rfind(')');
+    if (open == std::string::npos || close == std::string::npos ||
+        line.substr(open + 1, close - open - 1) != "kiln-runner") {
+      continue;
+    }
+    // After "(comm)": state ppid pgrp session tty tpgid flags minflt cminflt
+    // majflt cmajflt utime stime.
+    std::istringstream rest(line.substr(close + 1));
+    std::string state;
+    long long ppid = 0, skip = 0, utime = 0, stime = 0;
+    rest >> state >> ppid;
+    for (int i = 0; i < 9; ++i) rest >> skip;
+    rest >> utime >> stime;
+    if (ppid == ::getpid()) secs += static_cast<double>(utime + stime) / ::sysconf(_SC_CLK_TCK);
+  }
+  ::closedir(proc);
+  return secs;
+}
+
 }  // namespace
 
 int main() {
@@ -49,8 +89,8 @@ int main() {
     std::fprintf(stderr, "runner_bench: the design space gave only %zu candidates\n", cands.size());
     return 1;
   }
-  std::printf("GMM:0 (1x128x128x128) on %s, %d design-space candidates per batch\n",
-              target.ToString().c_str(), kCandidates);
+  std::printf("GMM:0 (1x128x128x128), llvm -mcpu=%s, %d design-space candidates per batch\n",
+              target.mcpu.c_str(), kCandidates);
 
   // (a) Build latency, one candidate at a time on one thread.
   std::vector<double> build_ms;
@@ -71,8 +111,9 @@ int main() {
   search::MeasureTask task;
   task.workload = gmm;
   task.target = target;
-  task.timing.number = 2;
-  task.timing.repeat = 3;
+  task.target.num_cores = 1;
+  task.timing.number = 1;
+  task.timing.repeat = 5;
   task.timing.min_repeat_ms = 0;
   const int calls = 2 + task.timing.number * task.timing.repeat;
   rpc::LocalRunner runner;
@@ -84,17 +125,19 @@ int main() {
     return b;
   };
   struct Batch {
-    double wall = 0, build = 0, run = 0, kernel = 0;
+    double wall = 0, build = 0, run = 0, kernel = 0, cpu = 0;
     int ok = 0;
   };
   auto measure = [&](int first) {
     Batch b;
     const rpc::LocalRunnerStats before = runner.stats();
+    const double child_before = RunnerChildCpuSecs();
     auto t0 = std::chrono::steady_clock::now();
     std::vector<search::MeasureResult> results = runner.Measure(task, batch_of(first));
     b.wall = Since(t0);
     b.build = runner.stats().build_wall_secs - before.build_wall_secs;
     b.run = runner.stats().run_wall_secs - before.run_wall_secs;
+    b.cpu = runner.stats().run_cpu_secs - before.run_cpu_secs + RunnerChildCpuSecs() - child_before;
     for (const search::MeasureResult& r : results) {
       if (r.status != search::MeasureStatus::kOk) {
         std::fprintf(stderr, "  candidate failed: %s: %s\n", search::MeasureStatusName(r.status),
@@ -102,8 +145,10 @@ int main() {
         continue;
       }
       ++b.ok;
-      // The check and warm-up calls are taken to cost what a timed call does.
-      b.kernel += r.MedianSecs() * calls;
+      // Every call is taken to cost the fastest timed one: a lower bound of
+      // the kernel time, so the overhead is not understated when a call is
+      // slowed down by a neighbour on a shared machine.
+      b.kernel += *std::min_element(r.run_secs.begin(), r.run_secs.end()) * calls;
     }
     return b;
   };
@@ -117,18 +162,25 @@ int main() {
               task.timing.number, task.timing.repeat, calls);
   const Batch cold = measure(0);  // starts the child, builds and runs the reference
   report("first batch (child start, reference)", cold);
-  Batch best;
+  // The child's CPU clock ticks at 10 ms, so CPU time is summed over rounds.
+  constexpr int kRounds = 4;
+  Batch best, total;
   best.run = 1e30;
-  for (int round = 0; round < 3; ++round) {
+  for (int round = 0; round < kRounds; ++round) {
     Batch warm = measure(kCandidates);
     if (warm.run - warm.kernel < best.run - best.kernel) best = warm;
+    total.cpu += warm.cpu;
+    total.kernel += warm.kernel;
+    total.ok += warm.ok;
   }
-  report("next batch (best of 3)", best);
+  report("next batch (best of 4)", best);
   const double overhead_ms = (best.run - best.kernel) / kCandidates * 1e3;
-  std::printf("    goal <= %.0f ms: %s (overhead / goal %.2f)\n", kOverheadGoalMs,
+  std::printf("    CPU overhead over all %d runs: %.2f ms per candidate (parent thread + child - kernel)\n",
+              kRounds * kCandidates, (total.cpu - total.kernel) / (kRounds * kCandidates) * 1e3);
+  std::printf("    goal <= %.0f ms: %s (wall overhead / goal %.2f)\n", kOverheadGoalMs,
               overhead_ms <= kOverheadGoalMs ? "met" : "NOT met", overhead_ms / kOverheadGoalMs);
   std::printf("    children started %lld, references built %lld\n",
               static_cast<long long>(runner.stats().children_started),
               static_cast<long long>(runner.stats().references_built));
-  return best.ok == kCandidates ? 0 : 1;
+  return total.ok == kRounds * kCandidates && cold.ok == kCandidates ? 0 : 1;
 }

@@ -1,6 +1,7 @@
 #include "rpc/local_runner.h"
 
 #include <signal.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -49,6 +50,12 @@ MeasureResult Failure(MeasureStatus status, std::string message) {
 std::string WithStderr(std::string message, const std::string& tail) {
   if (tail.empty()) return message;
   return message + "; runner stderr: " + tail;
+}
+
+double ThreadCpuSecs() {
+  timespec ts{};
+  if (::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0) return 0;
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
 }
 
 int HardwareThreads() { return std::max(1, static_cast<int>(std::thread::hardware_concurrency())); }
@@ -174,7 +181,11 @@ std::vector<MeasureResult> LocalRunner::Measure(const search::MeasureTask& task,
   struct AddRunTime {
     State& s;
     Clock::time_point start;
-    ~AddRunTime() { s.stats.run_wall_secs += std::chrono::duration<double>(Clock::now() - start).count(); }
+    double cpu_start = ThreadCpuSecs();
+    ~AddRunTime() {
+      s.stats.run_wall_secs += std::chrono::duration<double>(Clock::now() - start).count();
+      s.stats.run_cpu_secs += ThreadCpuSecs() - cpu_start;
+    }
   } add_run_time{s, run_start};
 
   // Every built candidate not measured yet gets this failure.

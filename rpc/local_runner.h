@@ -29,6 +29,7 @@ struct LocalRunnerOptions {
 struct LocalRunnerStats {
   double build_wall_secs = 0;  // compiling candidates (parallel), wall time
   double run_wall_secs = 0;    // reference and child set-up, running and checking candidates
+  double run_cpu_secs = 0;     // CPU time of this process's calling thread in those runs
   int64_t children_started = 0;  // kiln-runner processes spawned (one more after each crash)
   int64_t references_built = 0;  // reference objects compiled (once per workload)
 };

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <cstring>
+
 namespace kiln::rpc {
 
 ir::Tolerance ToleranceFor(ir::DataType dtype) {
@@ -20,6 +22,14 @@ ir::Tolerance ToleranceFor(ir::DataType dtype) {
 
 std::optional<std::string> CompareOutput(const std::string& name, const ir::NDArray& got,
                                          const ir::NDArray& expected) {
+  // Bitwise-equal arrays match under any tolerance (NaN bits match NaN):
+  // this settles the unchanged inputs and most outputs at memcmp speed,
+  // which matters because the check runs for every candidate.
+  if (got.defined() && expected.defined() && got.dtype() == expected.dtype() &&
+      got.shape() == expected.shape() &&
+      std::memcmp(got.data(), expected.data(), expected.nbytes()) == 0) {
+    return std::nullopt;
+  }
   const ir::Tolerance tol = ToleranceFor(expected.dtype());
   ir::CompareResult r = ir::Compare(expected, got, tol, name);
   if (r.ok) return std::nullopt;
