@@ -119,6 +119,9 @@ struct LocalRunner::State {
   // The reference object of the last workload (compiling it is not free).
   std::string reference_key;
   codegen::ObjectCode reference;
+  // Its outputs as the first child computed them (WorkloadMessage::expected),
+  // for every later child of the same workload; empty until then.
+  std::vector<std::string> reference_outputs;
 
   void StartChild() {
     child.reset();
@@ -210,6 +213,7 @@ std::vector<MeasureResult> LocalRunner::Measure(const search::MeasureTask& task,
           task.target.ToString() + "|" + std::to_string(task.input_seed);
     if (s.reference_key != key) {
       s.reference_key.clear();
+      s.reference_outputs.clear();
       s.reference = codegen::BuildObject(task.workload, task.target);
       s.reference_key = key;
       ++s.stats.references_built;
@@ -240,7 +244,9 @@ std::vector<MeasureResult> LocalRunner::Measure(const search::MeasureTask& task,
     try {
       if (!s.child || !s.child->alive()) s.StartChild();
       if (s.child_workload_key != key) {
+        workload.expected = s.reference_outputs;
         s.child->Send(MessageType::kWorkload, Encode(workload));
+        workload.expected.clear();
         ChildProcess::Outcome o = s.child->Receive(task.timing.timeout_s + kWorkloadExtraSecs);
         if (o.kind != ChildProcess::Outcome::Kind::kMessage ||
             o.message.type != MessageType::kWorkloadReady) {
@@ -257,6 +263,16 @@ std::vector<MeasureResult> LocalRunner::Measure(const search::MeasureTask& task,
           // The reference itself fails, so no candidate of this batch can be checked.
           fail_rest(i, MeasureStatus::kInfraError, msg);
           return results;
+        }
+        WorkloadReadyMessage ready = DecodeWorkloadReady(o.message.payload);
+        if (!ready.expected.empty()) {
+          if (ready.expected.size() != workload.args.size()) {
+            throw ProtocolError("the runner sent " + std::to_string(ready.expected.size()) +
+                                " reference outputs for " + std::to_string(workload.args.size()) +
+                                " arguments");
+          }
+          s.reference_outputs = std::move(ready.expected);
+          ++s.stats.references_run;
         }
         s.child_workload_key = key;
       }

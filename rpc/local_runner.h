@@ -32,6 +32,7 @@ struct LocalRunnerStats {
   double run_cpu_secs = 0;     // CPU time of this process's calling thread in those runs
   int64_t children_started = 0;  // kiln-runner processes spawned (one more after each crash)
   int64_t references_built = 0;  // reference objects compiled (once per workload)
+  int64_t references_run = 0;    // reference runs in a child (once per workload, not per child)
 };
 
 class LocalRunner : public search::Runner {

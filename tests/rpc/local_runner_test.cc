@@ -145,6 +145,8 @@ TEST(LocalRunnerTest, EveryFaultIsContainedAndTheNextCandidateIsMeasured) {
   // may poison it; a wrong result and a build error leave the child as it is.
   EXPECT_EQ(runner.stats().children_started, 6);
   EXPECT_EQ(runner.stats().references_built, 1);
+  // Only the first child ran the reference; the others were given its outputs.
+  EXPECT_EQ(runner.stats().references_run, 1);
 }
 
 TEST(LocalRunnerTest, TheChildIsRecycledAfterACrash) {
@@ -168,8 +170,9 @@ TEST(LocalRunnerTest, TheChildIsRecycledAfterACrash) {
   ExpectFailed(third[1], MeasureStatus::kRunCrash, "third batch, candidate 1");
   ExpectMeasured(runner.Measure(Task(), {Candidate(false)})[0], "fourth batch");
   EXPECT_EQ(runner.stats().children_started, 3);
-  // The reference was built once: the task did not change.
+  // The reference was built and run once: the task did not change.
   EXPECT_EQ(runner.stats().references_built, 1);
+  EXPECT_EQ(runner.stats().references_run, 1);
 }
 
 TEST(LocalRunnerTest, ResultsComeBackInBatchOrder) {
@@ -240,6 +243,8 @@ TEST(LocalRunnerTest, ADifferentSeedOrWorkloadIsMeasuredAgainstItsOwnReference) 
   MeasureCandidate own{small.workload, ""};
   ExpectMeasured(runner.Measure(small, {own})[0], "32^3");
   ExpectMeasured(runner.Measure(a, {Candidate(false)})[0], "back to 64^3");
+  EXPECT_EQ(runner.stats().references_built, 4);
+  EXPECT_EQ(runner.stats().references_run, 4);
 }
 
 // The kiln-runner children of this process: pids whose parent is us.
