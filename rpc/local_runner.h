@@ -2,7 +2,15 @@
 // this process, then runs each one in an isolated kiln-runner child process
 // that checks its outputs against the unscheduled workload and times it
 // (metaschedule.md §10). A crash, hang or runaway allocation of a candidate
-// kills only the child, which is restarted for the next candidate.
+// kills only the child, which is restarted for the next candidate; the new
+// child is handed the reference outputs the first one computed, so the
+// unscheduled program runs once per workload, not once per crash.
+//
+// Cores: candidates are compiled first (on build_threads threads), then run
+// one at a time in the single child, whose kernel thread pool has the
+// target's -num-cores threads, capped at this machine's hardware threads
+// (every core when the target leaves it open). Nothing else of the runner
+// runs while a kernel is timed.
 #pragma once
 
 #include <cstdint>
