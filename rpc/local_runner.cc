@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <list>
 #include <optional>
 #include <stdexcept>
 #include <thread>
@@ -30,6 +31,10 @@ namespace fs = std::filesystem;
 // The reference is the unscheduled program, which may be far slower than any
 // candidate; its one run gets this much time beyond a candidate's limit.
 constexpr double kWorkloadExtraSecs = 60;
+// How many references LocalRunner keeps, and in how many bytes (objects and
+// outputs together; the most recent one is kept whatever its size).
+constexpr size_t kMaxReferences = 16;
+constexpr size_t kMaxReferenceBytes = size_t{1} << 30;
 
 bool IsExecutable(const fs::path& p) { return ::access(p.c_str(), X_OK) == 0 && fs::is_regular_file(p); }
 
@@ -116,12 +121,49 @@ struct LocalRunner::State {
   std::unique_ptr<ChildProcess> child;
   // What the running child has set up, so a batch of the same task skips it.
   std::optional<std::string> child_workload_key;
-  // The reference object of the last workload (compiling it is not free).
-  std::string reference_key;
-  codegen::ObjectCode reference;
-  // Its outputs as the first child computed them (WorkloadMessage::expected),
-  // for every later child of the same workload; empty until then.
-  std::vector<std::string> reference_outputs;
+  // The references of the last few workloads (a task scheduler alternates
+  // between tasks, and compiling and running the unscheduled program is far
+  // from free), most recently used first.
+  struct Reference {
+    std::string key;  // workload hash and name, target, input seed
+    codegen::ObjectCode object;
+    // Its outputs as the first child computed them (WorkloadMessage::expected),
+    // for every later child of the same workload; empty until then.
+    std::vector<std::string> outputs;
+    size_t Bytes() const {
+      size_t n = object.object.size();
+      for (const auto& o : outputs) n += o.size();
+      return n;
+    }
+  };
+  std::list<Reference> references;
+
+  // The reference for `key`, moved to the front; builds it if it is not kept.
+  Reference& FindOrBuildReference(const std::string& key, const search::MeasureTask& task) {
+    for (auto it = references.begin(); it != references.end(); ++it) {
+      if (it->key == key) {
+        references.splice(references.begin(), references, it);
+        return references.front();
+      }
+    }
+    Reference r{key, codegen::BuildObject(task.workload, task.target), {}};
+    ++stats.references_built;
+    references.push_front(std::move(r));
+    return references.front();
+  }
+  // Drops the least recently used references beyond the limits (the front one stays).
+  void TrimReferences() {
+    size_t bytes = 0, count = 0;
+    for (auto it = references.begin(); it != references.end();) {
+      bytes += it->Bytes();
+      ++count;
+      if (it != references.begin() && (count > kMaxReferences || bytes > kMaxReferenceBytes)) {
+        it = references.erase(it);
+      } else {
+        ++it;
+      }
+    }
+  }
 
   void StartChild() {
     child.reset();
@@ -204,6 +246,7 @@ std::vector<MeasureResult> LocalRunner::Measure(const search::MeasureTask& task,
   // 2. The workload: argument specs and the reference object.
   WorkloadMessage workload;
   std::string key;
+  State::Reference* reference = nullptr;
   try {
     for (const search::ArgInfo& a : search::ArgInfoOf(task.workload)) {
       workload.args.push_back({"", a.dtype, a.shape});
@@ -211,13 +254,7 @@ std::vector<MeasureResult> LocalRunner::Measure(const search::MeasureTask& task,
     for (size_t i = 0; i < workload.args.size(); ++i) workload.args[i].name = task.workload.params[i].name();
     key = ir::StructuralHashHex(task.workload) + "|" + task.workload.name + "|" +
           task.target.ToString() + "|" + std::to_string(task.input_seed);
-    if (s.reference_key != key) {
-      s.reference_key.clear();
-      s.reference_outputs.clear();
-      s.reference = codegen::BuildObject(task.workload, task.target);
-      s.reference_key = key;
-      ++s.stats.references_built;
-    }
+    reference = &s.FindOrBuildReference(key, task);
   } catch (const std::exception& e) {
     fail_rest(0, MeasureStatus::kInfraError,
               std::string("cannot build the reference (the unscheduled workload): ") + e.what());
@@ -229,7 +266,7 @@ std::vector<MeasureResult> LocalRunner::Measure(const search::MeasureTask& task,
   workload.num_threads = KernelThreads(task.target);
   workload.input_seed = task.input_seed;
   workload.timing = task.timing;
-  workload.reference = s.reference;
+  workload.reference = reference->object;
 
   // 3. Run each built candidate in the child, one at a time, restarting it
   // after any failure that may have left it in a bad state.
@@ -244,7 +281,7 @@ std::vector<MeasureResult> LocalRunner::Measure(const search::MeasureTask& task,
     try {
       if (!s.child || !s.child->alive()) s.StartChild();
       if (s.child_workload_key != key) {
-        workload.expected = s.reference_outputs;
+        workload.expected = reference->outputs;
         s.child->Send(MessageType::kWorkload, Encode(workload));
         workload.expected.clear();
         ChildProcess::Outcome o = s.child->Receive(task.timing.timeout_s + kWorkloadExtraSecs);
@@ -271,8 +308,9 @@ std::vector<MeasureResult> LocalRunner::Measure(const search::MeasureTask& task,
                                 " reference outputs for " + std::to_string(workload.args.size()) +
                                 " arguments");
           }
-          s.reference_outputs = std::move(ready.expected);
+          reference->outputs = std::move(ready.expected);
           ++s.stats.references_run;
+          s.TrimReferences();
         }
         s.child_workload_key = key;
       }
