@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <list>
@@ -196,6 +197,17 @@ std::vector<MeasureResult> LocalRunner::Measure(const search::MeasureTask& task,
   std::vector<MeasureResult> results(batch.size());
   if (batch.empty()) return results;
   State& s = *state_;
+  // A bad timing config is the caller's error: no candidate can be measured.
+  const search::TimingConfig& t = task.timing;
+  if (t.number < 1 || t.repeat < 1 || !std::isfinite(t.min_repeat_ms) || t.min_repeat_ms < 0 ||
+      !std::isfinite(t.timeout_s) || t.timeout_s <= 0) {
+    const std::string msg = fmt::format(
+        "bad timing config: number {}, repeat {}, min_repeat_ms {}, timeout_s {} (number and "
+        "repeat must be >= 1, min_repeat_ms finite and >= 0, timeout_s finite and > 0)",
+        t.number, t.repeat, t.min_repeat_ms, t.timeout_s);
+    for (MeasureResult& r : results) r = Failure(MeasureStatus::kInfraError, msg);
+    return results;
+  }
   const auto build_start = Clock::now();
 
   // 1. Build every candidate on parallel threads. Nothing runs in the child

@@ -154,8 +154,6 @@ int Serve() {
         WorkloadReadyMessage ready;
         try {
           workload = SetUp(*m, &ready);
-        } catch (const ProtocolError&) {
-          throw;
         } catch (const std::exception& e) {
           WriteFrame(kSocketFd, MessageType::kError, std::string("workload setup: ") + e.what());
           continue;

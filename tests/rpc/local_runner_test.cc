@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <limits>
@@ -201,6 +202,31 @@ TEST(LocalRunnerTest, AllCandidatesOfABatchCanFail) {
   ASSERT_EQ(r.size(), 2u);
   ExpectFailed(r[0], MeasureStatus::kBuildError, "0");
   ExpectFailed(r[1], MeasureStatus::kBuildError, "1");
+}
+
+TEST(LocalRunnerTest, ABadTimingConfigIsAnInfraErrorForEveryCandidate) {
+  LocalRunner runner;
+  auto bad = [](auto edit) {
+    MeasureTask t = Task();
+    edit(t.timing);
+    return t;
+  };
+  const std::vector<MeasureTask> tasks = {
+      bad([](search::TimingConfig& c) { c.number = 0; }),
+      bad([](search::TimingConfig& c) { c.repeat = -1; }),
+      bad([](search::TimingConfig& c) { c.min_repeat_ms = std::nan(""); }),
+      bad([](search::TimingConfig& c) { c.timeout_s = 0; }),
+  };
+  for (const MeasureTask& task : tasks) {
+    std::vector<MeasureResult> r = runner.Measure(task, {Candidate(false), Candidate(true)});
+    ASSERT_EQ(r.size(), 2u);
+    for (const MeasureResult& m : r) {
+      ExpectFailed(m, MeasureStatus::kInfraError, "bad timing");
+      EXPECT_THAT(m.message, HasSubstr("bad timing config"));
+    }
+  }
+  EXPECT_EQ(runner.stats().children_started, 0);
+  ExpectMeasured(runner.Measure(Task(), {Candidate(true)})[0], "after bad timing configs");
 }
 
 TEST(LocalRunnerTest, AMissingRunnerIsAnInfraError) {
