@@ -1,0 +1,130 @@
+// kiln tune end to end: real design space, real builds in the isolated
+// runner, a real SQLite file. Resume after SIGKILL never measures a schedule
+// twice; Ctrl-C stops cleanly with what was measured committed.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <thread>
+
+#include "database/database.h"
+#include "ir/parser.h"
+#include "ir/printer.h"
+#include "tests/common/reduced_suite.h"
+#include "tests/common/run_kiln.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using kiln::database::Database;
+using kiln::testing::RunKiln;
+using kiln::testing::TempFile;
+
+const std::string kFast = " --number 1 --repeat 1 --min-repeat-ms 1 --target 'llvm -num-cores=1'";
+
+std::string SmallGmmText() {
+  for (const auto& c : kiln::testing::ReducedSuite()) {
+    if (std::string(c.name) == "GMM") return kiln::ir::ToText(c.make());
+  }
+  return "";
+}
+
+class TuneCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    db_ = (fs::temp_directory_path() /
+           ("kiln_tune_" + std::to_string(getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name() + ".db"))
+              .string();
+    fs::remove(db_);
+  }
+  void TearDown() override {
+    for (const char* suffix : {"", "-wal", "-shm"}) fs::remove(db_ + suffix);
+  }
+  // Records in the database and whether any trace hash repeats.
+  std::pair<int64_t, bool> Count() {
+    Database db = Database::Open(db_, Database::Mode::kReadOnly);
+    int64_t n = 0;
+    std::set<std::string> seen;
+    bool dup = false;
+    db.ForEachRecord([&](auto, const kiln::database::TuningRecord& r) {
+      ++n;
+      dup |= !seen.insert(r.trace_hash).second;
+    });
+    return {n, dup};
+  }
+  std::string db_;
+  TempFile workload_{SmallGmmText()};
+};
+
+TEST_F(TuneCli, TunesVerifiesAndTopsUpOnRerun) {
+  auto r = RunKiln("tune --workload " + workload_.path() + " --trials 8 --trials-per-iter 4 --db " +
+                       db_ + " --json" + kFast,
+                   /*with_stderr=*/false);
+  ASSERT_EQ(r.code, 0) << r.out;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["records_total"], 8);
+  ASSERT_TRUE(j.contains("best")) << r.out;
+  EXPECT_TRUE(j["best"]["verified"].get<bool>());
+
+  auto again = RunKiln("tune --workload " + workload_.path() + " --trials 12 --trials-per-iter 4 --db " +
+                       db_ + kFast);
+  ASSERT_EQ(again.code, 0) << again.out;
+  EXPECT_NE(again.out.find("# schedule"), std::string::npos) << again.out;
+  auto [n, dup] = Count();
+  EXPECT_EQ(n, 12);
+  EXPECT_FALSE(dup);
+
+  auto q = RunKiln("query --db " + db_ + " --workload " + workload_.path() +
+                   " --target 'llvm -num-cores=1'");
+  EXPECT_EQ(q.code, 0) << q.out;
+}
+
+TEST_F(TuneCli, ResumeAfterSigkillMeasuresNothingTwice) {
+  pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    std::string cmd = std::string("exec ") + KILN_BINARY_DIR + "/tools/kiln tune --workload " +
+                      workload_.path() + " --trials 64 --trials-per-iter 8 --db " + db_ + kFast +
+                      " > /dev/null 2>&1";
+    execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  // Kill it once some batches are committed but (most likely) before the end.
+  for (int i = 0; i < 600; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    if (fs::exists(db_) && Count().first >= 16) break;
+  }
+  kill(pid, SIGKILL);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  auto [killed_at, dup0] = Count();
+  EXPECT_GE(killed_at, 1);
+  EXPECT_FALSE(dup0);
+
+  auto r = RunKiln("tune --workload " + workload_.path() + " --trials 64 --trials-per-iter 8 --db " +
+                   db_ + kFast);
+  ASSERT_EQ(r.code, 0) << r.out;
+  auto r2 = RunKiln("tune --workload " + workload_.path() + " --trials 128 --trials-per-iter 16 --db " +
+                    db_ + kFast);
+  ASSERT_EQ(r2.code, 0) << r2.out;
+  auto [n, dup] = Count();
+  EXPECT_EQ(n, 128);
+  EXPECT_FALSE(dup) << "a schedule was measured twice";
+}
+
+TEST_F(TuneCli, BadFlagsFailClearly) {
+  EXPECT_NE(RunKiln("tune --workload GMM:0 --trials 0 --db " + db_).code, 0);
+  auto bad = RunKiln("tune --workload NOPE --trials 4 --db " + db_);
+  EXPECT_EQ(bad.code, 1) << bad.out;
+  auto cuda = RunKiln("tune --workload GMM:0 --trials 4 --target 'cuda -arch=sm_90' --db " + db_);
+  EXPECT_EQ(cuda.code, 1) << cuda.out;
+  EXPECT_NE(cuda.out.find("kiln: error"), std::string::npos) << cuda.out;
+}
+
+}  // namespace

@@ -1,0 +1,172 @@
+// kiln tune: one command from a workload to tuned records. Samples schedules
+// from the default design space, measures them in the isolated runner and
+// commits each batch to the database; a rerun tops up to --trials instead of
+// starting over. Ctrl-C stops after the batch in flight is committed.
+#include <unistd.h>
+
+#include <atomic>
+#include <csignal>
+#include <iomanip>
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <thread>
+
+#include "database/database.h"
+#include "database/record_json.h"
+#include "ir/flops.h"
+#include "ir/printer.h"
+#include "ir/schedule/trace.h"
+#include "rpc/local_runner.h"
+#include "search/tune_context.h"
+#include "search/tuner.h"
+#include "tools/commands.h"
+#include "tools/target_spec.h"
+#include "tools/workload_spec.h"
+
+namespace kiln::tools {
+
+namespace {
+
+struct TuneCliOptions {
+  std::string workload;
+  std::string target = "host";
+  std::string db_path = "kiln.db";
+  int64_t trials = 64;
+  int trials_per_iter = 64;
+  uint64_t seed = 1;
+  int threads = 0;
+  search::TimingConfig timing;
+  bool as_json = false;
+};
+
+std::atomic<bool> g_stop{false};
+extern "C" void OnInterrupt(int) { g_stop.store(true); }
+
+std::string ErrorsText(const std::map<std::string, int64_t>& errors) {
+  std::string s;
+  for (const auto& [kind, n] : errors) s += (s.empty() ? "" : ", ") + kind + " " + std::to_string(n);
+  return s.empty() ? "none" : s;
+}
+
+void PrintProgress(const search::TuneProgress& p, bool tty) {
+  std::ostringstream line;
+  line << "[" << p.trials_done << "/" << p.trials_target << "] ";
+  if (p.best_gflops > 0)
+    line << "best " << std::fixed << std::setprecision(2) << p.best_gflops << " GFLOP/s ("
+         << std::scientific << std::setprecision(3) << p.best_secs << " s)";
+  else
+    line << "no verified result yet";
+  line << "; errors: " << ErrorsText(p.errors_by_kind);
+  if (p.eta_secs > 0) line << "; ETA " << std::fixed << std::setprecision(0) << p.eta_secs << " s";
+  // A live line on a terminal, one line per batch in logs.
+  std::cerr << (tty ? "\r\33[K" : "") << line.str() << (tty ? "" : "\n") << std::flush;
+}
+
+int TuneOne(const TuneCliOptions& o) {
+  ResolvedWorkload w = ResolveWorkload(o.workload);
+  ir::Target target = ResolveTargetFlag(o.target);
+  int threads = o.threads > 0 ? o.threads : static_cast<int>(std::thread::hardware_concurrency());
+  search::TuneContext ctx =
+      search::MakeDefaultTuneContext(w.func, target, static_cast<int64_t>(o.seed), threads);
+  ctx.task_name = w.label;
+  database::Database db = database::Database::Open(o.db_path);
+  rpc::LocalRunner runner(rpc::LocalRunnerOptions{.build_threads = threads});
+  search::MeasureTask task{w.func, target, o.timing, o.seed};
+
+  bool tty = isatty(STDERR_FILENO) != 0;
+  search::TuneOptions opts;
+  opts.trials = o.trials;
+  opts.trials_per_iter = o.trials_per_iter;
+  opts.seed = o.seed;
+  opts.fingerprint = MachineFingerprint(target);
+  opts.stop = &g_stop;
+  opts.on_progress = [tty](const search::TuneProgress& p) { PrintProgress(p, tty); };
+
+  g_stop.store(false);
+  auto previous = std::signal(SIGINT, OnInterrupt);
+  search::TuneSummary s;
+  try {
+    s = search::Tune(ctx, runner, db, task, opts);
+  } catch (...) {
+    std::signal(SIGINT, previous);
+    throw;
+  }
+  std::signal(SIGINT, previous);
+  if (tty) std::cerr << "\n";
+
+  std::optional<database::TuningRecord> best;
+  if (auto id = db.FindWorkload(w.func)) best = db.Best(*id, target.ToString());
+  if (o.as_json) {
+    nlohmann::json out = {{"workload", w.label},
+                          {"target", target.ToString()},
+                          {"db", o.db_path},
+                          {"measured_this_run", s.measured_this_run},
+                          {"records_total", s.records_total},
+                          {"errors_by_kind", s.errors_by_kind},
+                          {"stopped", s.stop_reason}};
+    if (best) out["best"] = database::RecordToJson(*best);
+    std::cout << out.dump(2) << "\n";
+    return g_stop.load() ? 130 : 0;
+  }
+  std::cout << "tuned " << w.label << " on '" << target.ToString() << "': measured "
+            << s.measured_this_run << " this run, " << s.records_total << " records in "
+            << o.db_path << " (" << s.stop_reason << ")\n"
+            << "errors: " << ErrorsText(s.errors_by_kind) << "\n";
+  if (!best) {
+    std::cout << "no verified record yet\n";
+  } else {
+    ir::PrimFunc scheduled = ApplyTraceJson(w.func, best->trace_json);
+    std::cout << "best: " << best->median_seconds << " s";
+    double flops = ir::EstimateFlops(w.func);
+    if (best->median_seconds > 0) std::cout << ", " << flops / best->median_seconds / 1e9 << " GFLOP/s";
+    std::cout << " (trace " << best->trace_hash << ")\n\n# schedule\n"
+              << ir::Trace::FromJSONString(best->trace_json).AsPython() << "\n# scheduled program\n"
+              << ir::ToText(scheduled);
+  }
+  return g_stop.load() ? 130 : 0;
+}
+
+}  // namespace
+
+void RegisterTuneCommands(CLI::App& app, int* exit_code) {
+  auto o = std::make_shared<TuneCliOptions>();
+  auto* cmd = app.add_subcommand("tune", "Tune a workload and store every measurement");
+  cmd->add_option("--workload,-w", o->workload, "Suite name (GMM, GMM:3) or a text file")
+      ->required();
+  cmd->add_option("--target", o->target, "Target: 'host' or e.g. 'llvm -mcpu=skylake-avx512'")
+      ->capture_default_str();
+  cmd->add_option("--db", o->db_path, "Tuning database (created if missing)")->capture_default_str();
+  cmd->add_option("--trials", o->trials, "Measured candidates the database should hold in the end")
+      ->check(CLI::Range(int64_t{1}, int64_t{100000000}))
+      ->capture_default_str();
+  cmd->add_option("--trials-per-iter", o->trials_per_iter, "Candidates per batch")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
+  cmd->add_option("--seed", o->seed, "Search seed (same seed, same candidates)")->capture_default_str();
+  cmd->add_option("--threads", o->threads, "Sampling and build threads (0: every core)")
+      ->check(CLI::Range(0, 4096))
+      ->capture_default_str();
+  cmd->add_option("--number", o->timing.number, "Calls per repeat")->check(CLI::Range(1, 1000000))
+      ->capture_default_str();
+  cmd->add_option("--repeat", o->timing.repeat, "Timed repeats")->check(CLI::Range(1, 10000))
+      ->capture_default_str();
+  cmd->add_option("--min-repeat-ms", o->timing.min_repeat_ms, "Minimum duration of one repeat")
+      ->check(CLI::Range(0.0, 600000.0))
+      ->capture_default_str();
+  cmd->add_option("--timeout", o->timing.timeout_s, "Seconds before a candidate is killed")
+      ->check(CLI::Range(0.001, 86400.0))
+      ->capture_default_str();
+  cmd->add_flag("--json", o->as_json, "Print the summary as JSON");
+  cmd->callback([o, exit_code] {
+    try {
+      *exit_code = TuneOne(*o);
+    } catch (const std::exception& e) {
+      std::cerr << "kiln: error: " << e.what() << "\n";
+      *exit_code = 1;
+    }
+  });
+}
+
+}  // namespace kiln::tools
