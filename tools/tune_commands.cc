@@ -20,7 +20,7 @@
 #include "ir/schedule/trace.h"
 #include "rpc/local_runner.h"
 #include "search/tune_context.h"
-#include "search/tuner.h"
+#include "search/tune.h"
 #include "tools/commands.h"
 #include "tools/target_spec.h"
 #include "tools/workload_spec.h"
