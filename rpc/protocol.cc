@@ -7,6 +7,8 @@
 #include <cmath>
 #include <cstring>
 
+#include <fmt/format.h>
+
 namespace kiln::rpc {
 namespace {
 
@@ -95,16 +97,66 @@ codegen::ObjectCode ReadObject(Reader& r) {
 
 bool IsMessageType(uint32_t t) { return t >= 1 && t <= 5; }
 
+struct FrameHeader {
+  MessageType type;
+  uint32_t length;
+};
+
+// Validates the first kFrameHeaderBytes of `bytes`.
+FrameHeader ParseHeader(const char* bytes) {
+  uint32_t h[4];
+  std::memcpy(h, bytes, kFrameHeaderBytes);
+  if (h[0] != kFrameMagic) {
+    throw ProtocolError(fmt::format("bad frame: magic {:#010x}, expected {:#010x} (not a kiln-runner peer)",
+                                    h[0], kFrameMagic));
+  }
+  if (h[1] != kProtocolVersion) {
+    throw ProtocolError(fmt::format(
+        "bad frame: protocol version {}, expected {} (kiln and kiln-runner are from different builds)",
+        h[1], kProtocolVersion));
+  }
+  if (!IsMessageType(h[2])) throw ProtocolError(fmt::format("bad frame: unknown message type {}", h[2]));
+  if (h[3] > kMaxFrameBytes) {
+    throw ProtocolError(fmt::format("bad frame: length {} exceeds the limit of {}", h[3], kMaxFrameBytes));
+  }
+  return {static_cast<MessageType>(h[2]), h[3]};
+}
+
+// Reads exactly n bytes. Returns false on end of stream before the first byte
+// when at_start; end of stream anywhere else is a truncated frame.
+bool ReadExact(int fd, char* p, size_t n, bool at_start) {
+  size_t done = 0;
+  while (done < n) {
+    ssize_t r = ::read(fd, p + done, n - done);
+    if (r < 0) {
+      if (errno == EINTR) continue;
+      throw ProtocolError(std::string("cannot read the runner socket: ") + std::strerror(errno));
+    }
+    if (r == 0) {
+      if (at_start && done == 0) return false;
+      throw ProtocolError("end of stream inside a frame");
+    }
+    done += static_cast<size_t>(r);
+  }
+  return true;
+}
+
 }  // namespace
 
-void WriteFrame(int fd, MessageType type, std::string_view payload) {
+std::string EncodeFrame(MessageType type, std::string_view payload) {
   if (payload.size() > kMaxFrameBytes) {
     throw ProtocolError("frame of " + std::to_string(payload.size()) + " bytes is too large");
   }
+  uint32_t header[4] = {kFrameMagic, kProtocolVersion, static_cast<uint32_t>(type),
+                        static_cast<uint32_t>(payload.size())};
   std::string frame(kFrameHeaderBytes, '\0');
-  uint32_t header[2] = {static_cast<uint32_t>(type), static_cast<uint32_t>(payload.size())};
   std::memcpy(frame.data(), header, kFrameHeaderBytes);
   frame.append(payload);
+  return frame;
+}
+
+void WriteFrame(int fd, MessageType type, std::string_view payload) {
+  const std::string frame = EncodeFrame(type, payload);
   size_t done = 0;
   while (done < frame.size()) {
     ssize_t n = ::send(fd, frame.data() + done, frame.size() - done, MSG_NOSIGNAL);
@@ -117,38 +169,20 @@ void WriteFrame(int fd, MessageType type, std::string_view payload) {
 }
 
 std::optional<Message> ReadFrame(int fd) {
-  FrameBuffer buf;
-  char chunk[1 << 16];
-  bool any = false;
-  for (;;) {
-    if (auto m = buf.Pop()) return m;
-    ssize_t n = ::read(fd, chunk, sizeof chunk);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      throw ProtocolError(std::string("cannot read the runner socket: ") + std::strerror(errno));
-    }
-    if (n == 0) {
-      if (!any) return std::nullopt;
-      throw ProtocolError("end of stream inside a frame");
-    }
-    any = true;
-    buf.Append(chunk, static_cast<size_t>(n));
-  }
+  char header[kFrameHeaderBytes];
+  if (!ReadExact(fd, header, kFrameHeaderBytes, /*at_start=*/true)) return std::nullopt;
+  FrameHeader h = ParseHeader(header);
+  Message m{h.type, std::string(h.length, '\0')};
+  ReadExact(fd, m.payload.data(), h.length, /*at_start=*/false);
+  return m;
 }
 
 std::optional<Message> FrameBuffer::Pop() {
   if (buf_.size() < kFrameHeaderBytes) return std::nullopt;
-  uint32_t header[2];
-  std::memcpy(header, buf_.data(), kFrameHeaderBytes);
-  if (!IsMessageType(header[0])) {
-    throw ProtocolError("bad frame: unknown message type " + std::to_string(header[0]));
-  }
-  if (header[1] > kMaxFrameBytes) {
-    throw ProtocolError("bad frame: length " + std::to_string(header[1]) + " exceeds the limit");
-  }
-  if (buf_.size() < kFrameHeaderBytes + header[1]) return std::nullopt;
-  Message m{static_cast<MessageType>(header[0]), buf_.substr(kFrameHeaderBytes, header[1])};
-  buf_.erase(0, kFrameHeaderBytes + header[1]);
+  FrameHeader h = ParseHeader(buf_.data());
+  if (buf_.size() < kFrameHeaderBytes + h.length) return std::nullopt;
+  Message m{h.type, buf_.substr(kFrameHeaderBytes, h.length)};
+  buf_.erase(0, kFrameHeaderBytes + h.length);
   return m;
 }
 

@@ -1,5 +1,7 @@
-// The parent <-> kiln-runner wire protocol: frames of [u32 type][u32 length]
-// [payload] over a socket, payloads in a small little-endian binary encoding.
+// The parent <-> kiln-runner wire protocol: frames of [u32 magic][u32 version]
+// [u32 type][u32 length][payload] over a socket, payloads in a small
+// little-endian binary encoding. The magic and version in every frame catch a
+// stale kiln-runner (KILN_RUNNER pointing at an older build) on its first reply.
 // Everything read is validated (sizes, counts, enum values); a bad frame or
 // payload throws ProtocolError, which the parent turns into an infra_error.
 #pragma once
@@ -34,7 +36,10 @@ enum class MessageType : uint32_t {
 // An object is at most this large; a frame holds at most one object plus a
 // little metadata. Anything larger is a corrupt length, not a real message.
 constexpr uint32_t kMaxFrameBytes = 1u << 30;
-constexpr size_t kFrameHeaderBytes = 8;
+constexpr uint32_t kFrameMagic = 0x524e4c4b;  // "KLNR" on the wire (little-endian)
+// Bumped whenever a frame or payload layout changes.
+constexpr uint32_t kProtocolVersion = 1;
+constexpr size_t kFrameHeaderBytes = 16;
 
 struct Message {
   MessageType type;
@@ -44,15 +49,20 @@ struct Message {
 // Writes one frame to a socket (MSG_NOSIGNAL: a dead peer is an error, not
 // SIGPIPE). Throws ProtocolError if the peer is gone.
 void WriteFrame(int fd, MessageType type, std::string_view payload);
-// Blocking read of one frame; nullopt on end of stream before a header.
+// Blocking read of one frame; nullopt on end of stream before a header. Reads
+// exactly one frame's bytes, so frames sent back to back are all delivered.
 std::optional<Message> ReadFrame(int fd);
+// The frame bytes WriteFrame sends (header and payload), for tests and fuzzing.
+std::string EncodeFrame(MessageType type, std::string_view payload);
 
 // Incremental frame parsing for a non-blocking reader.
 class FrameBuffer {
  public:
   void Append(const char* data, size_t n) { buf_.append(data, n); }
-  // The next complete frame, if any. Throws ProtocolError on a bad header.
+  // The next complete frame, if any. Throws ProtocolError on a bad header
+  // (wrong magic or version, unknown type, oversized length).
   std::optional<Message> Pop();
+  size_t buffered() const { return buf_.size(); }
 
  private:
   std::string buf_;

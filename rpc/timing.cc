@@ -4,7 +4,10 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 namespace kiln::rpc {
@@ -12,13 +15,20 @@ namespace kiln::rpc {
 std::vector<double> TimeCalls(const std::function<void()>& call, const search::TimingConfig& config,
                               const std::function<void()>& flush) {
   using Clock = std::chrono::steady_clock;
+  if (config.number < 1 || config.repeat < 1 || !std::isfinite(config.min_repeat_ms) ||
+      config.min_repeat_ms < 0) {
+    throw std::invalid_argument("bad timing config: number " + std::to_string(config.number) +
+                                ", repeat " + std::to_string(config.repeat) + ", min_repeat_ms " +
+                                std::to_string(config.min_repeat_ms) +
+                                " (number and repeat must be >= 1, min_repeat_ms finite and >= 0)");
+  }
   call();  // warm-up: page faults, lazy thread-pool start, instruction cache
   const double min_repeat_s = config.min_repeat_ms / 1000.0;
   // An upper bound on `number` so a call measured as zero time cannot grow it forever.
   constexpr int64_t kMaxNumber = int64_t{1} << 30;
-  int64_t number = std::max(1, config.number);
+  int64_t number = config.number;
   std::vector<double> secs;
-  for (int r = 0; r < std::max(1, config.repeat); ++r) {
+  for (int r = 0; r < config.repeat; ++r) {
     for (;;) {
       if (config.flush_cache && flush) flush();
       auto start = Clock::now();

@@ -11,7 +11,9 @@
 namespace kiln::rpc {
 
 // Returns every repeat's mean seconds per call. `flush` (may be empty) runs
-// before each repeat when config.flush_cache is set, outside the timed region.
+// before each timed run of `number` calls when config.flush_cache is set,
+// outside the timed region. Throws std::invalid_argument for number < 1,
+// repeat < 1 or a negative / non-finite min_repeat_ms.
 std::vector<double> TimeCalls(const std::function<void()>& call, const search::TimingConfig& config,
                               const std::function<void()>& flush);
 
