@@ -11,6 +11,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <spdlog/spdlog.h>
 #include <thread>
 
 #include "database/database.h"
@@ -19,8 +20,8 @@
 #include "ir/printer.h"
 #include "ir/schedule/trace.h"
 #include "rpc/local_runner.h"
-#include "search/tune_context.h"
 #include "search/tune.h"
+#include "search/tune_context.h"
 #include "tools/commands.h"
 #include "tools/target_spec.h"
 #include "tools/workload_spec.h"
@@ -34,15 +35,28 @@ struct TuneCliOptions {
   std::string target = "host";
   std::string db_path = "kiln.db";
   int64_t trials = 64;
-  int trials_per_iter = 64;
+  int trials_per_iter = 16;
   uint64_t seed = 1;
   int threads = 0;
   search::TimingConfig timing;
   bool as_json = false;
+  bool verbose = false;
 };
 
 std::atomic<bool> g_stop{false};
-extern "C" void OnInterrupt(int) { g_stop.store(true); }
+// The first Ctrl-C asks the loop to stop once the batch in flight is
+// committed; a second one gives up on that batch (everything committed before
+// it is safe in the database) and ends the process as SIGINT would.
+extern "C" void OnInterrupt(int) {
+  if (g_stop.exchange(true)) {
+    std::signal(SIGINT, SIG_DFL);
+    std::raise(SIGINT);
+    return;
+  }
+  static const char kMsg[] =
+      "\nkiln: stopping after the batch in flight is committed (Ctrl-C again to abort it)\n";
+  [[maybe_unused]] ssize_t n = write(STDERR_FILENO, kMsg, sizeof kMsg - 1);
+}
 
 std::string ErrorsText(const std::map<std::string, int64_t>& errors) {
   std::string s;
@@ -50,16 +64,36 @@ std::string ErrorsText(const std::map<std::string, int64_t>& errors) {
   return s.empty() ? "none" : s;
 }
 
+// "59.9 us", "3.41 ms", "1.20 s": kernel latencies span six orders of magnitude.
+std::string LatencyText(double secs) {
+  std::ostringstream o;
+  o << std::fixed << std::setprecision(secs < 1e-5 || (secs >= 1e-3 && secs < 1e-2) ? 2 : 1);
+  if (secs < 1e-3) o << secs * 1e6 << " us";
+  else if (secs < 1) o << secs * 1e3 << " ms";
+  else o << std::setprecision(2) << secs << " s";
+  return o.str();
+}
+
+std::string DurationText(double secs) {
+  const auto s = static_cast<int64_t>(secs + 0.5);
+  std::ostringstream o;
+  if (s < 60) o << s << " s";
+  else if (s < 3600) o << s / 60 << "m" << std::setw(2) << std::setfill('0') << s % 60 << "s";
+  else o << s / 3600 << "h" << std::setw(2) << std::setfill('0') << s / 60 % 60 << "m";
+  return o.str();
+}
+
 void PrintProgress(const search::TuneProgress& p, bool tty) {
   std::ostringstream line;
-  line << "[" << p.trials_done << "/" << p.trials_target << "] ";
-  if (p.best_gflops > 0)
-    line << "best " << std::fixed << std::setprecision(2) << p.best_gflops << " GFLOP/s ("
-         << std::scientific << std::setprecision(3) << p.best_secs << " s)";
-  else
+  line << "[" << p.trials_done << "/" << p.trials_target << " trials] ";
+  if (p.best_gflops > 0) {
+    line << "best " << std::fixed << std::setprecision(2) << p.best_gflops << " GFLOP/s, "
+         << LatencyText(p.best_secs);
+  } else {
     line << "no verified result yet";
+  }
   line << "; errors: " << ErrorsText(p.errors_by_kind);
-  if (p.eta_secs > 0) line << "; ETA " << std::fixed << std::setprecision(0) << p.eta_secs << " s";
+  if (p.eta_secs > 0) line << "; ETA " << DurationText(p.eta_secs);
   // A live line on a terminal, one line per batch in logs.
   std::cerr << (tty ? "\r\33[K" : "") << line.str() << (tty ? "" : "\n") << std::flush;
 }
@@ -72,10 +106,15 @@ int TuneOne(const TuneCliOptions& o) {
       search::MakeDefaultTuneContext(w.func, target, static_cast<int64_t>(o.seed), threads);
   ctx.task_name = w.label;
   database::Database db = database::Database::Open(o.db_path);
-  rpc::LocalRunner runner(rpc::LocalRunnerOptions{.build_threads = threads});
+  rpc::LocalRunnerOptions runner_options;
+  runner_options.build_threads = threads;
+  rpc::LocalRunner runner(runner_options);
   search::MeasureTask task{w.func, target, o.timing, o.seed};
 
   bool tty = isatty(STDERR_FILENO) != 0;
+  // The progress display is the default view; the loop's log (per-batch
+  // lines, sampling failures by postprocessor) is there with --verbose.
+  spdlog::set_level(o.verbose ? spdlog::level::info : spdlog::level::warn);
   search::TuneOptions opts;
   opts.trials = o.trials;
   opts.trials_per_iter = o.trials_per_iter;
@@ -105,6 +144,7 @@ int TuneOne(const TuneCliOptions& o) {
                           {"measured_this_run", s.measured_this_run},
                           {"records_total", s.records_total},
                           {"errors_by_kind", s.errors_by_kind},
+                          {"sampling_failures", s.sampling_failures},
                           {"stopped", s.stop_reason}};
     if (best) out["best"] = database::RecordToJson(*best);
     std::cout << out.dump(2) << "\n";
@@ -113,12 +153,14 @@ int TuneOne(const TuneCliOptions& o) {
   std::cout << "tuned " << w.label << " on '" << target.ToString() << "': measured "
             << s.measured_this_run << " this run, " << s.records_total << " records in "
             << o.db_path << " (" << s.stop_reason << ")\n"
-            << "errors: " << ErrorsText(s.errors_by_kind) << "\n";
+            << "errors this run: " << ErrorsText(s.errors_by_kind) << "\n"
+            << "candidates rejected while sampling: " << s.sampling_failures << "\n";
   if (!best) {
     std::cout << "no verified record yet\n";
   } else {
     ir::PrimFunc scheduled = ApplyTraceJson(w.func, best->trace_json);
-    std::cout << "best: " << best->median_seconds << " s";
+    std::cout << "best: " << LatencyText(best->median_seconds) << " (" << best->median_seconds
+              << " s)";
     double flops = ir::EstimateFlops(w.func);
     if (best->median_seconds > 0) std::cout << ", " << flops / best->median_seconds / 1e9 << " GFLOP/s";
     std::cout << " (trace " << best->trace_hash << ")\n\n# schedule\n"
@@ -159,6 +201,7 @@ void RegisterTuneCommands(CLI::App& app, int* exit_code) {
       ->check(CLI::Range(0.001, 86400.0))
       ->capture_default_str();
   cmd->add_flag("--json", o->as_json, "Print the summary as JSON");
+  cmd->add_flag("-v,--verbose", o->verbose, "Log every batch and the sampling failures to stderr");
   cmd->callback([o, exit_code] {
     try {
       *exit_code = TuneOne(*o);
