@@ -5,10 +5,13 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <csignal>
 #include <iomanip>
 #include <iostream>
 #include <memory>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <spdlog/spdlog.h>
@@ -83,7 +86,7 @@ std::string DurationText(double secs) {
   return o.str();
 }
 
-void PrintProgress(const search::TuneProgress& p, bool tty) {
+std::string ProgressText(const search::TuneProgress& p) {
   std::ostringstream line;
   line << "[" << p.trials_done << "/" << p.trials_target << " trials] ";
   if (p.best_gflops > 0) {
@@ -94,9 +97,56 @@ void PrintProgress(const search::TuneProgress& p, bool tty) {
   }
   line << "; errors: " << ErrorsText(p.errors_by_kind);
   if (p.eta_secs > 0) line << "; ETA " << DurationText(p.eta_secs);
-  // A live line on a terminal, one line per batch in logs.
-  std::cerr << (tty ? "\r\33[K" : "") << line.str() << (tty ? "" : "\n") << std::flush;
+  return line.str();
 }
+
+// The progress display: one line per committed batch in a log; on a terminal
+// one line redrawn in place, and once a second while a batch is measured (a
+// batch of a large workload can take minutes) so that it visibly lives.
+class ProgressDisplay {
+ public:
+  explicit ProgressDisplay(bool tty) : tty_(tty) {
+    if (tty_) ticker_ = std::thread([this] { Tick(); });
+  }
+  ~ProgressDisplay() { Finish(); }
+  void Update(const search::TuneProgress& p) {
+    std::lock_guard<std::mutex> lock(mu_);
+    line_ = ProgressText(p);
+    batch_start_ = std::chrono::steady_clock::now();
+    Draw("");
+  }
+  void Finish() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (done_) return;
+      done_ = true;
+    }
+    cv_.notify_all();
+    if (ticker_.joinable()) ticker_.join();
+    if (tty_ && !line_.empty()) std::cerr << "\n" << std::flush;
+  }
+
+ private:
+  void Draw(const std::string& suffix) {
+    std::cerr << (tty_ ? "\r\33[K" : "") << line_ << suffix << (tty_ ? "" : "\n") << std::flush;
+  }
+  void Tick() {
+    std::unique_lock<std::mutex> lock(mu_);
+    while (!cv_.wait_for(lock, std::chrono::seconds(1), [this] { return done_; })) {
+      if (line_.empty()) continue;
+      const double secs =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - batch_start_).count();
+      Draw("; measuring the next batch: " + DurationText(secs));
+    }
+  }
+  const bool tty_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::string line_;
+  std::chrono::steady_clock::time_point batch_start_;
+  bool done_ = false;
+  std::thread ticker_;
+};
 
 int TuneOne(const TuneCliOptions& o) {
   ResolvedWorkload w = ResolveWorkload(o.workload);
@@ -121,19 +171,24 @@ int TuneOne(const TuneCliOptions& o) {
   opts.seed = o.seed;
   opts.fingerprint = MachineFingerprint(target);
   opts.stop = &g_stop;
-  opts.on_progress = [tty](const search::TuneProgress& p) { PrintProgress(p, tty); };
+  ProgressDisplay display(tty);
+  opts.on_progress = [&display](const search::TuneProgress& p) { display.Update(p); };
 
   g_stop.store(false);
   auto previous = std::signal(SIGINT, OnInterrupt);
+  const auto start = std::chrono::steady_clock::now();
   search::TuneSummary s;
   try {
     s = search::Tune(ctx, runner, db, task, opts);
   } catch (...) {
     std::signal(SIGINT, previous);
+    display.Finish();
     throw;
   }
   std::signal(SIGINT, previous);
-  if (tty) std::cerr << "\n";
+  display.Finish();
+  const double elapsed =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
   std::optional<database::TuningRecord> best;
   if (auto id = db.FindWorkload(w.func)) best = db.Best(*id, target.ToString());
@@ -145,14 +200,15 @@ int TuneOne(const TuneCliOptions& o) {
                           {"records_total", s.records_total},
                           {"errors_by_kind", s.errors_by_kind},
                           {"sampling_failures", s.sampling_failures},
-                          {"stopped", s.stop_reason}};
+                          {"stopped", s.stop_reason},
+                          {"seconds", elapsed}};
     if (best) out["best"] = database::RecordToJson(*best);
     std::cout << out.dump(2) << "\n";
     return g_stop.load() ? 130 : 0;
   }
   std::cout << "tuned " << w.label << " on '" << target.ToString() << "': measured "
-            << s.measured_this_run << " this run, " << s.records_total << " records in "
-            << o.db_path << " (" << s.stop_reason << ")\n"
+            << s.measured_this_run << " this run in " << DurationText(elapsed) << ", "
+            << s.records_total << " records in " << o.db_path << " (" << s.stop_reason << ")\n"
             << "errors this run: " << ErrorsText(s.errors_by_kind) << "\n"
             << "candidates rejected while sampling: " << s.sampling_failures << "\n";
   if (!best) {
