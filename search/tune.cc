@@ -226,6 +226,7 @@ TuneSummary Tune(const TuneContext& ctx, Runner& runner, database::Database& db,
     if (infra == static_cast<int64_t>(batch.size())) {
       summary.stop_reason = "the measurement infrastructure failed for a whole batch: " +
                             infra_message;
+      summary.infrastructure_failed = true;
       break;
     }
     if (stop_requested()) {

@@ -190,6 +190,9 @@ int TuneOne(const TuneCliOptions& o) {
   const double elapsed =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
+  // Nothing could be measured: that is an error for a script, not a result.
+  const int exit_code = s.infrastructure_failed ? 1 : g_stop.load() ? 130 : 0;
+  if (s.infrastructure_failed) std::cerr << "kiln: error: " << s.stop_reason << "\n";
   std::optional<database::TuningRecord> best;
   if (auto id = db.FindWorkload(w.func)) best = db.Best(*id, target.ToString());
   if (o.as_json) {
@@ -204,7 +207,7 @@ int TuneOne(const TuneCliOptions& o) {
                           {"seconds", elapsed}};
     if (best) out["best"] = database::RecordToJson(*best);
     std::cout << out.dump(2) << "\n";
-    return g_stop.load() ? 130 : 0;
+    return exit_code;
   }
   std::cout << "tuned " << w.label << " on '" << target.ToString() << "': measured "
             << s.measured_this_run << " this run in " << DurationText(elapsed) << ", "
@@ -223,7 +226,7 @@ int TuneOne(const TuneCliOptions& o) {
               << ir::Trace::FromJSONString(best->trace_json).AsPython() << "\n# scheduled program\n"
               << ir::ToText(scheduled);
   }
-  return g_stop.load() ? 130 : 0;
+  return exit_code;
 }
 
 }  // namespace
