@@ -14,5 +14,4 @@ echo "== kiln tune --workload $WORKLOAD --target host --trials $TRIALS --db $DB"
 "$KILN" tune --workload "$WORKLOAD" --target host --trials "$TRIALS" --trials-per-iter 16 --db "$DB"
 echo
 echo "== kiln query --db $DB --workload $WORKLOAD --target host --why"
-"$KILN" query --db "$DB" --workload "$WORKLOAD" --target host --why | head -c 2000
-echo
+"$KILN" query --db "$DB" --workload "$WORKLOAD" --target host --why
