@@ -35,7 +35,7 @@ for w in json.load(sys.stdin):
 print(" ".join(seen))')
 
 fail=0
-printf '%-6s %7s %5s %5s %6s %9s %s\n' workload records ok ok% exit seconds failures
+printf '%-12s %7s %5s %5s %6s %9s %s\n' workload records ok ok% exit seconds failures
 for name in $names; do
   w="$name:$CONFIG"
   db="$OUT/$name.db"
@@ -47,7 +47,7 @@ for name in $names; do
   set -e
   secs=$(( $(date +%s) - start ))
   if [ "$rc" -ne 0 ] || [ ! -f "$db" ]; then
-    printf '%-6s %7s %5s %5s %6s %9s %s\n' "$name" - - - "$rc" "$secs" "see $OUT/$name.log"
+    printf '%-12s %7s %5s %5s %6s %9s %s\n' "$name" - - - "$rc" "$secs" "see $OUT/$name.log"
     fail=1
     continue
   fi
@@ -70,7 +70,7 @@ if unverified: fails += f" UNVERIFIED-OK:{unverified}"
 pct = 100.0 * ok / n if n else 0.0
 print(n, ok, f"{pct:.0f}", fails, int(n > 0 and pct >= 90 and not unverified))')
   read -r n ok pct fails good <<<"$line"
-  printf '%-6s %7s %5s %5s %6s %9s %s\n' "$name" "$n" "$ok" "$pct" "$rc" "$secs" "$fails"
+  printf '%-12s %7s %5s %5s %6s %9s %s\n' "$name" "$n" "$ok" "$pct" "$rc" "$secs" "$fails"
   [ "$good" = 1 ] || fail=1
 done
 if [ "$fail" -ne 0 ]; then
