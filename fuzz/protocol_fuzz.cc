@@ -34,7 +34,7 @@ void CheckMessage(const Message& m) {
     case MessageType::kWorkload: CheckPayload(m.payload, DecodeWorkload); break;
     case MessageType::kCandidate: CheckPayload(m.payload, DecodeCandidate); break;
     case MessageType::kResult: CheckPayload(m.payload, DecodeResult); break;
-    case MessageType::kWorkloadReady:
+    case MessageType::kWorkloadReady: CheckPayload(m.payload, DecodeWorkloadReady); break;
     case MessageType::kError: break;
   }
 }
@@ -48,6 +48,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     case 0: CheckPayload(rest, DecodeWorkload); return 0;
     case 1: CheckPayload(rest, DecodeCandidate); return 0;
     case 2: CheckPayload(rest, DecodeResult); return 0;
+    case 3: CheckPayload(rest, DecodeWorkloadReady); return 0;
     default: break;
   }
   FrameBuffer frames;

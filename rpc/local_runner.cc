@@ -1,14 +1,21 @@
 #include "rpc/local_runner.h"
 
+#include <signal.h>
+#include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <list>
 #include <optional>
 #include <stdexcept>
 #include <thread>
+
+#include <fmt/format.h>
 
 #include "codegen/llvm_backend.h"
 #include "ir/structural_hash.h"
@@ -25,6 +32,10 @@ namespace fs = std::filesystem;
 // The reference is the unscheduled program, which may be far slower than any
 // candidate; its one run gets this much time beyond a candidate's limit.
 constexpr double kWorkloadExtraSecs = 60;
+// How many references LocalRunner keeps, and in how many bytes (objects and
+// outputs together; the most recent one is kept whatever its size).
+constexpr size_t kMaxReferences = 16;
+constexpr size_t kMaxReferenceBytes = size_t{1} << 30;
 
 bool IsExecutable(const fs::path& p) { return ::access(p.c_str(), X_OK) == 0 && fs::is_regular_file(p); }
 
@@ -45,6 +56,34 @@ MeasureResult Failure(MeasureStatus status, std::string message) {
 std::string WithStderr(std::string message, const std::string& tail) {
   if (tail.empty()) return message;
   return message + "; runner stderr: " + tail;
+}
+
+double ThreadCpuSecs() {
+  timespec ts{};
+  if (::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0) return 0;
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+int HardwareThreads() { return std::max(1, static_cast<int>(std::thread::hardware_concurrency())); }
+
+// The kernel's thread pool: the target's cores, but never more than this
+// machine has, so that a timed kernel never competes with itself.
+int KernelThreads(const ir::Target& target) {
+  const int hw = HardwareThreads();
+  return target.num_cores > 0 ? std::min(target.num_cores, hw) : hw;
+}
+
+// What a signal usually means for generated code, for the person reading the record.
+std::string SignalMeaning(int sig) {
+  switch (sig) {
+    case SIGSEGV: return "invalid memory access: an index out of bounds?";
+    case SIGBUS: return "misaligned or unmapped memory access";
+    case SIGFPE: return "arithmetic fault: an integer division by zero?";
+    case SIGILL: return "illegal instruction: compiled for features this CPU lacks?";
+    case SIGABRT: return "aborted";
+    case SIGKILL: return "killed from outside: out of memory (OOM killer)?";
+    default: return "the candidate's kernel did not finish";
+  }
 }
 
 }  // namespace
@@ -79,12 +118,68 @@ std::string FindRunnerExecutable(const LocalRunnerOptions& options) {
 
 struct LocalRunner::State {
   LocalRunnerOptions options;
+  LocalRunnerStats stats;
   std::unique_ptr<ChildProcess> child;
   // What the running child has set up, so a batch of the same task skips it.
   std::optional<std::string> child_workload_key;
-  // The reference object of the last workload (compiling it is not free).
-  std::string reference_key;
-  codegen::ObjectCode reference;
+  // The references of the last few workloads (a task scheduler alternates
+  // between tasks, and compiling and running the unscheduled program is far
+  // from free), most recently used first.
+  struct Reference {
+    std::string key;  // workload hash and name, target, input seed
+    codegen::ObjectCode object;
+    // Its outputs as the first child computed them (WorkloadMessage::expected),
+    // for every later child of the same workload; empty until then.
+    std::vector<std::string> outputs;
+    size_t Bytes() const {
+      size_t n = object.object.size();
+      for (const auto& o : outputs) n += o.size();
+      return n;
+    }
+  };
+  std::list<Reference> references;
+
+  // The reference for `key`, moved to the front; builds it if it is not kept.
+  Reference& FindOrBuildReference(const std::string& key, const search::MeasureTask& task) {
+    for (auto it = references.begin(); it != references.end(); ++it) {
+      if (it->key == key) {
+        references.splice(references.begin(), references, it);
+        return references.front();
+      }
+    }
+    Reference r{key, codegen::BuildObject(task.workload, task.target), {}};
+    ++stats.references_built;
+    references.push_front(std::move(r));
+    return references.front();
+  }
+  // Drops the least recently used references beyond the limits (the front one stays).
+  void TrimReferences() {
+    size_t bytes = 0, count = 0;
+    for (auto it = references.begin(); it != references.end();) {
+      bytes += it->Bytes();
+      ++count;
+      if (it != references.begin() && (count > kMaxReferences || bytes > kMaxReferenceBytes)) {
+        it = references.erase(it);
+      } else {
+        ++it;
+      }
+    }
+  }
+
+  void StartChild() {
+    child.reset();
+    child_workload_key.reset();
+    child = std::make_unique<ChildProcess>(
+        FindRunnerExecutable(options),
+        std::vector<std::string>{"--memory-limit-mb=" + std::to_string(options.memory_limit_mb)});
+    ++stats.children_started;
+  }
+  // After a crash, a timeout or anything unexpected the child is not trusted
+  // with the next candidate (it may have leaked memory or corrupted its heap).
+  void DropChild() {
+    child.reset();
+    child_workload_key.reset();
+  }
 };
 
 LocalRunner::LocalRunner(LocalRunnerOptions options) : state_(std::make_unique<State>()) {
@@ -94,18 +189,32 @@ LocalRunner::LocalRunner(LocalRunnerOptions options) : state_(std::make_unique<S
 
 LocalRunner::~LocalRunner() = default;
 
+const LocalRunnerStats& LocalRunner::stats() const { return state_->stats; }
+
 std::vector<MeasureResult> LocalRunner::Measure(const search::MeasureTask& task,
                                                 const std::vector<search::MeasureCandidate>& batch) {
   using Clock = std::chrono::steady_clock;
   std::vector<MeasureResult> results(batch.size());
   if (batch.empty()) return results;
   State& s = *state_;
+  // A bad timing config is the caller's error: no candidate can be measured.
+  const search::TimingConfig& t = task.timing;
+  if (t.number < 1 || t.repeat < 1 || !std::isfinite(t.min_repeat_ms) || t.min_repeat_ms < 0 ||
+      !std::isfinite(t.timeout_s) || t.timeout_s <= 0) {
+    const std::string msg = fmt::format(
+        "bad timing config: number {}, repeat {}, min_repeat_ms {}, timeout_s {} (number and "
+        "repeat must be >= 1, min_repeat_ms finite and >= 0, timeout_s finite and > 0)",
+        t.number, t.repeat, t.min_repeat_ms, t.timeout_s);
+    for (MeasureResult& r : results) r = Failure(MeasureStatus::kInfraError, msg);
+    return results;
+  }
+  const auto build_start = Clock::now();
 
-  // 1. Build every candidate on parallel threads.
+  // 1. Build every candidate on parallel threads. Nothing runs in the child
+  // meanwhile, so the builds and the timed kernels never share the cores.
   std::vector<std::optional<codegen::ObjectCode>> objects(batch.size());
   {
-    int threads = s.options.build_threads > 0 ? s.options.build_threads
-                                              : static_cast<int>(std::thread::hardware_concurrency());
+    int threads = s.options.build_threads > 0 ? s.options.build_threads : HardwareThreads();
     threads = std::max(1, std::min<int>(threads, static_cast<int>(batch.size())));
     std::atomic<size_t> next{0};
     auto work = [&] {
@@ -124,41 +233,55 @@ std::vector<MeasureResult> LocalRunner::Measure(const search::MeasureTask& task,
     work();
     for (auto& t : pool) t.join();
   }
+  const auto run_start = Clock::now();
+  s.stats.build_wall_secs += std::chrono::duration<double>(run_start - build_start).count();
+  struct AddRunTime {
+    State& s;
+    Clock::time_point start;
+    double cpu_start = ThreadCpuSecs();
+    ~AddRunTime() {
+      s.stats.run_wall_secs += std::chrono::duration<double>(Clock::now() - start).count();
+      s.stats.run_cpu_secs += ThreadCpuSecs() - cpu_start;
+    }
+  } add_run_time{s, run_start};
+
+  // Every built candidate not measured yet gets this failure.
+  auto fail_rest = [&](size_t from, MeasureStatus st, const std::string& msg) {
+    for (size_t j = from; j < batch.size(); ++j) {
+      if (!objects[j]) continue;
+      double b = results[j].build_secs;
+      results[j] = Failure(st, msg);
+      results[j].build_secs = b;
+    }
+  };
 
   // 2. The workload: argument specs and the reference object.
   WorkloadMessage workload;
   std::string key;
+  State::Reference* reference = nullptr;
   try {
     for (const search::ArgInfo& a : search::ArgInfoOf(task.workload)) {
       workload.args.push_back({"", a.dtype, a.shape});
     }
     for (size_t i = 0; i < workload.args.size(); ++i) workload.args[i].name = task.workload.params[i].name();
-    key = ir::StructuralHashHex(task.workload) + "|" + task.target.ToString() + "|" +
-          std::to_string(task.input_seed);
-    if (s.reference_key != key) {
-      s.reference = codegen::BuildObject(task.workload, task.target);
-      s.reference_key = key;
-    }
+    key = ir::StructuralHashHex(task.workload) + "|" + task.workload.name + "|" +
+          task.target.ToString() + "|" + std::to_string(task.input_seed);
+    reference = &s.FindOrBuildReference(key, task);
   } catch (const std::exception& e) {
-    for (size_t i = 0; i < batch.size(); ++i) {
-      if (objects[i]) {
-        double b = results[i].build_secs;
-        results[i] = Failure(MeasureStatus::kInfraError,
-                             std::string("cannot prepare the reference: ") + e.what());
-        results[i].build_secs = b;
-      }
-    }
+    fail_rest(0, MeasureStatus::kInfraError,
+              std::string("cannot build the reference (the unscheduled workload): ") + e.what());
     return results;
   }
   // The key also covers the timing config, which the child keeps per workload.
   key += "|" + std::to_string(task.timing.number) + "," + std::to_string(task.timing.repeat) + "," +
          std::to_string(task.timing.min_repeat_ms) + "," + std::to_string(task.timing.flush_cache);
-  workload.num_threads = task.target.num_cores;
+  workload.num_threads = KernelThreads(task.target);
   workload.input_seed = task.input_seed;
   workload.timing = task.timing;
-  workload.reference = s.reference;
+  workload.reference = reference->object;
 
-  // 3. Run each built candidate in the child, restarting it after any failure.
+  // 3. Run each built candidate in the child, one at a time, restarting it
+  // after any failure that may have left it in a bad state.
   for (size_t i = 0; i < batch.size(); ++i) {
     if (!objects[i]) continue;
     const double build_secs = results[i].build_secs;
@@ -168,40 +291,44 @@ std::vector<MeasureResult> LocalRunner::Measure(const search::MeasureTask& task,
       r.build_secs = build_secs;
     };
     try {
-      if (!s.child || !s.child->alive() || s.child_workload_key != key) {
-        if (!s.child || !s.child->alive()) {
-          s.child.reset();
-          s.child_workload_key.reset();
-          s.child = std::make_unique<ChildProcess>(
-              FindRunnerExecutable(s.options),
-              std::vector<std::string>{"--memory-limit-mb=" + std::to_string(s.options.memory_limit_mb)});
-        }
+      if (!s.child || !s.child->alive()) s.StartChild();
+      if (s.child_workload_key != key) {
+        workload.expected = reference->outputs;
         s.child->Send(MessageType::kWorkload, Encode(workload));
+        workload.expected.clear();
         ChildProcess::Outcome o = s.child->Receive(task.timing.timeout_s + kWorkloadExtraSecs);
         if (o.kind != ChildProcess::Outcome::Kind::kMessage ||
             o.message.type != MessageType::kWorkloadReady) {
           std::string why = o.kind == ChildProcess::Outcome::Kind::kMessage
                                 ? (o.message.type == MessageType::kError ? o.message.payload
-                                                                         : "unexpected reply")
-                            : o.kind == ChildProcess::Outcome::Kind::kTimeout ? "timed out"
-                                                                               : o.detail;
-          std::string msg = WithStderr("the runner could not set up the reference: " + why,
+                                                                         : "an unexpected reply")
+                            : o.kind == ChildProcess::Outcome::Kind::kTimeout
+                                ? fmt::format("it took longer than {:g} s", task.timing.timeout_s +
+                                                                                 kWorkloadExtraSecs)
+                                : "the runner was " + o.detail;
+          std::string msg = WithStderr("the runner could not compute the reference output: " + why,
                                        s.child->stderr_tail());
-          s.child.reset();
+          s.DropChild();
           // The reference itself fails, so no candidate of this batch can be checked.
-          for (size_t j = i; j < batch.size(); ++j) {
-            if (!objects[j]) continue;
-            double b = results[j].build_secs;
-            results[j] = Failure(MeasureStatus::kInfraError, msg);
-            results[j].build_secs = b;
-          }
+          fail_rest(i, MeasureStatus::kInfraError, msg);
           return results;
+        }
+        WorkloadReadyMessage ready = DecodeWorkloadReady(o.message.payload);
+        if (!ready.expected.empty()) {
+          if (ready.expected.size() != workload.args.size()) {
+            throw ProtocolError("the runner sent " + std::to_string(ready.expected.size()) +
+                                " reference outputs for " + std::to_string(workload.args.size()) +
+                                " arguments");
+          }
+          reference->outputs = std::move(ready.expected);
+          ++s.stats.references_run;
+          s.TrimReferences();
         }
         s.child_workload_key = key;
       }
       CandidateMessage c;
       c.index = static_cast<uint32_t>(i);
-      c.code = *objects[i];
+      c.code = std::move(*objects[i]);
       if (i < s.options.test_faults.size()) c.fault = s.options.test_faults[i];
       s.child->Send(MessageType::kCandidate, Encode(c));
       ChildProcess::Outcome o = s.child->Receive(task.timing.timeout_s);
@@ -213,34 +340,48 @@ std::vector<MeasureResult> LocalRunner::Measure(const search::MeasureTask& task,
             r.message = m.message;
             r.run_secs = std::move(m.run_secs);
             r.verified = m.verified;
+            // A kernel that failed or ran out of memory may have left the
+            // child's heap or address space in a state the next one suffers from.
+            if (m.status != MeasureStatus::kOk && m.status != MeasureStatus::kWrongResult) s.DropChild();
           } else if (o.message.type == MessageType::kError) {
             fail(MeasureStatus::kInfraError, "runner: " + o.message.payload);
-            s.child.reset();
+            s.DropChild();
           } else {
-            fail(MeasureStatus::kInfraError, "runner: unexpected reply to a candidate");
-            s.child.reset();
+            fail(MeasureStatus::kInfraError, "runner: an unexpected reply to a candidate");
+            s.DropChild();
           }
           break;
         case ChildProcess::Outcome::Kind::kTimeout:
           fail(MeasureStatus::kTimeout,
-               "timeout: killed after " + std::to_string(task.timing.timeout_s) + " s");
-          s.child.reset();
+               fmt::format("the candidate ran longer than the limit of {:g} s "
+                           "(TimingConfig::timeout_s) and was killed",
+                           task.timing.timeout_s));
+          s.DropChild();
           break;
         case ChildProcess::Outcome::Kind::kDied:
-          fail(o.signal != 0 ? MeasureStatus::kRunCrash : MeasureStatus::kInfraError,
-               WithStderr("the runner was " + o.detail, s.child->stderr_tail()));
-          s.child.reset();
+          if (o.signal != 0) {
+            fail(MeasureStatus::kRunCrash,
+                 WithStderr("the kernel crashed the runner: " + o.detail + " (" +
+                                SignalMeaning(o.signal) + ")",
+                            s.child->stderr_tail()));
+          } else {
+            fail(MeasureStatus::kInfraError,
+                 WithStderr("the runner " + o.detail + " while measuring the candidate",
+                            s.child->stderr_tail()));
+          }
+          s.DropChild();
           break;
         case ChildProcess::Outcome::Kind::kBadMessage:
-          fail(MeasureStatus::kInfraError, "runner protocol: " + o.detail);
-          s.child.reset();
+          fail(MeasureStatus::kInfraError,
+               WithStderr("runner protocol: " + o.detail, s.child->stderr_tail()));
+          s.DropChild();
           break;
       }
     } catch (const std::exception& e) {
       // A child that cannot be started or a bad result payload.
       std::string tail = s.child ? s.child->stderr_tail() : "";
       fail(MeasureStatus::kInfraError, WithStderr(e.what(), tail));
-      s.child.reset();
+      s.DropChild();
     }
   }
   return results;

@@ -2,7 +2,15 @@
 // this process, then runs each one in an isolated kiln-runner child process
 // that checks its outputs against the unscheduled workload and times it
 // (metaschedule.md §10). A crash, hang or runaway allocation of a candidate
-// kills only the child, which is restarted for the next candidate.
+// kills only the child, which is restarted for the next candidate; the new
+// child is handed the reference outputs the first one computed, so the
+// unscheduled program runs once per workload, not once per crash.
+//
+// Cores: candidates are compiled first (on build_threads threads), then run
+// one at a time in the single child, whose kernel thread pool has the
+// target's -num-cores threads, capped at this machine's hardware threads
+// (every core when the target leaves it open). Nothing else of the runner
+// runs while a kernel is timed.
 #pragma once
 
 #include <cstdint>
@@ -25,12 +33,23 @@ struct LocalRunnerOptions {
   std::vector<TestFault> test_faults;
 };
 
+// Where the time of Measure went, summed over every batch so far.
+struct LocalRunnerStats {
+  double build_wall_secs = 0;  // compiling candidates (parallel), wall time
+  double run_wall_secs = 0;    // reference and child set-up, running and checking candidates
+  double run_cpu_secs = 0;     // CPU time of this process's calling thread in those runs
+  int64_t children_started = 0;  // kiln-runner processes spawned (one more after each crash)
+  int64_t references_built = 0;  // reference objects compiled (once per workload)
+  int64_t references_run = 0;    // reference runs in a child (once per workload, not per child)
+};
+
 class LocalRunner : public search::Runner {
  public:
   explicit LocalRunner(LocalRunnerOptions options = {});
   ~LocalRunner() override;
   std::vector<search::MeasureResult> Measure(const search::MeasureTask& task,
                                              const std::vector<search::MeasureCandidate>& batch) override;
+  const LocalRunnerStats& stats() const;
 
  private:
   struct State;

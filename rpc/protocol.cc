@@ -202,6 +202,8 @@ std::string Encode(const WorkloadMessage& m) {
     for (int64_t e : a.shape) w.I64(e);
   }
   WriteObject(w, m.reference);
+  w.U64(m.expected.size());
+  for (const std::string& e : m.expected) w.Str(e);
   return w.Take();
 }
 
@@ -246,6 +248,40 @@ WorkloadMessage DecodeWorkload(std::string_view payload) {
     m.args.push_back(std::move(a));
   }
   m.reference = ReadObject(r);
+  uint64_t nexpected = r.Count(kMaxArgs, 8, "reference outputs");
+  if (nexpected != 0 && nexpected != m.args.size()) {
+    r.Fail(std::to_string(nexpected) + " reference outputs for " + std::to_string(m.args.size()) +
+           " arguments");
+  }
+  for (uint64_t i = 0; i < nexpected; ++i) {
+    m.expected.push_back(r.Str());
+    if (static_cast<int64_t>(m.expected.back().size()) != ArgBytes(m.args[i])) {
+      r.Fail("reference output " + std::to_string(i) + " has " + std::to_string(m.expected.back().size()) +
+             " bytes, its argument " + std::to_string(ArgBytes(m.args[i])));
+    }
+  }
+  r.ExpectEnd();
+  return m;
+}
+
+int64_t ArgBytes(const ArgSpec& a) {
+  int64_t bytes = a.dtype.bytes();
+  for (int64_t e : a.shape) bytes *= e;
+  return bytes;
+}
+
+std::string Encode(const WorkloadReadyMessage& m) {
+  Writer w;
+  w.U64(m.expected.size());
+  for (const std::string& e : m.expected) w.Str(e);
+  return w.Take();
+}
+
+WorkloadReadyMessage DecodeWorkloadReady(std::string_view payload) {
+  Reader r(payload, "workload-ready");
+  WorkloadReadyMessage m;
+  uint64_t n = r.Count(kMaxArgs, 8, "reference outputs");
+  for (uint64_t i = 0; i < n; ++i) m.expected.push_back(r.Str());
   r.ExpectEnd();
   return m;
 }

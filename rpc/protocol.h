@@ -27,7 +27,7 @@ class ProtocolError : public std::runtime_error {
 
 enum class MessageType : uint32_t {
   kWorkload = 1,       // parent -> child: arguments, timing, reference object
-  kWorkloadReady = 2,  // child -> parent: reference computed (empty payload)
+  kWorkloadReady = 2,  // child -> parent: set up; the reference outputs if it computed them
   kCandidate = 3,      // parent -> child: one candidate object
   kResult = 4,         // child -> parent: the candidate's result
   kError = 5,          // child -> parent: the request failed; payload is the text
@@ -38,7 +38,7 @@ enum class MessageType : uint32_t {
 constexpr uint32_t kMaxFrameBytes = 1u << 30;
 constexpr uint32_t kFrameMagic = 0x524e4c4b;  // "KLNR" on the wire (little-endian)
 // Bumped whenever a frame or payload layout changes.
-constexpr uint32_t kProtocolVersion = 1;
+constexpr uint32_t kProtocolVersion = 2;
 constexpr size_t kFrameHeaderBytes = 16;
 
 struct Message {
@@ -80,6 +80,15 @@ struct WorkloadMessage {
   search::TimingConfig timing;
   std::vector<ArgSpec> args;
   codegen::ObjectCode reference;
+  // Every argument after the reference call, as raw bytes, when the parent
+  // has them from an earlier child: a child started after a crash then
+  // skips the reference run (which may take far longer than a candidate).
+  // Empty: the child runs `reference` and sends them back.
+  std::vector<std::string> expected;
+};
+
+struct WorkloadReadyMessage {
+  std::vector<std::string> expected;  // as in WorkloadMessage; empty if they were given
 };
 
 struct CandidateMessage {
@@ -103,8 +112,12 @@ constexpr int64_t kMaxArgBytes = int64_t{1} << 36;  // 64 GiB per argument
 std::string Encode(const WorkloadMessage& m);
 std::string Encode(const CandidateMessage& m);
 std::string Encode(const ResultMessage& m);
+std::string Encode(const WorkloadReadyMessage& m);
 WorkloadMessage DecodeWorkload(std::string_view payload);
 CandidateMessage DecodeCandidate(std::string_view payload);
 ResultMessage DecodeResult(std::string_view payload);
+WorkloadReadyMessage DecodeWorkloadReady(std::string_view payload);
+// The bytes an argument of this spec holds.
+int64_t ArgBytes(const ArgSpec& a);
 
 }  // namespace kiln::rpc

@@ -1,9 +1,9 @@
 #include "search/measure.h"
 
-#include <algorithm>
 #include <limits>
 #include <stdexcept>
 
+#include "database/record.h"
 #include "ir/error.h"
 #include "ir/expr.h"
 
@@ -64,10 +64,7 @@ double MeasureResult::MedianSecs() const {
   if (status != MeasureStatus::kOk || run_secs.empty()) {
     return std::numeric_limits<double>::infinity();
   }
-  std::vector<double> sorted = run_secs;
-  std::sort(sorted.begin(), sorted.end());
-  size_t n = sorted.size();
-  return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+  return database::Median(run_secs);
 }
 
 }  // namespace kiln::search

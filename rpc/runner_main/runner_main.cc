@@ -24,6 +24,14 @@ namespace kiln::rpc {
 namespace {
 
 constexpr int kSocketFd = 3;
+// The address-space limit set by --memory-limit-mb (0: none), for messages.
+unsigned long long g_memory_limit_mb = 0;
+
+// Generated kernels return non-zero only when a buffer they allocate cannot be had.
+std::string KernelFailure(int32_t rc, const char* when) {
+  return "the kernel returned " + std::to_string(rc) + " " + when +
+         (rc == 1 ? " (it could not allocate a buffer: out of memory?)" : "");
+}
 
 struct Workload {
   WorkloadMessage spec;
@@ -43,7 +51,8 @@ void Reply(search::MeasureStatus status, std::string message, std::vector<double
   WriteFrame(kSocketFd, MessageType::kResult, Encode(r));
 }
 
-std::unique_ptr<Workload> SetUp(const Message& m) {
+// Sets up a workload; returns the reference outputs if it computed them.
+std::unique_ptr<Workload> SetUp(const Message& m, WorkloadReadyMessage* ready) {
   auto w = std::make_unique<Workload>();
   w->spec = DecodeWorkload(m.payload);
   kiln_runtime_set_num_threads(w->spec.num_threads);
@@ -55,11 +64,22 @@ std::unique_ptr<Workload> SetUp(const Message& m) {
     ir::FillRandom(&arr, w->spec.input_seed ^ ir::MixSeed(i + 1));
     w->inputs.push_back(std::move(arr));
   }
-  auto kernel = codegen::JitKernel::Load(w->spec.reference);
   w->expected = w->inputs;
+  if (!w->spec.expected.empty()) {
+    // DecodeWorkload checked one block of the right size per argument.
+    for (size_t i = 0; i < w->expected.size(); ++i) {
+      std::memcpy(w->expected[i].data(), w->spec.expected[i].data(), w->spec.expected[i].size());
+    }
+    w->spec.expected.clear();
+    return w;
+  }
+  auto kernel = codegen::JitKernel::Load(w->spec.reference);
   std::vector<void*> ptrs = Pointers(w->expected);
   int32_t rc = kernel->Call(ptrs.data());
   if (rc != 0) throw std::runtime_error("the reference kernel returned " + std::to_string(rc));
+  for (const ir::NDArray& e : w->expected) {
+    ready->expected.emplace_back(static_cast<const char*>(e.data()), e.nbytes());
+  }
   return w;
 }
 
@@ -77,7 +97,7 @@ void RunCandidate(const Workload& w, const Message& m) {
   std::vector<void*> ptrs = Pointers(args);
   int32_t rc = kernel->Call(ptrs.data());
   if (rc != 0) {
-    Reply(search::MeasureStatus::kRunCrash, "the kernel returned " + std::to_string(rc));
+    Reply(search::MeasureStatus::kRunCrash, KernelFailure(rc, "on its first call"));
     return;
   }
   if (c.fault == TestFault::kWrongValues && !args.empty() && args.back().size() > 0) {
@@ -95,7 +115,7 @@ void RunCandidate(const Workload& w, const Message& m) {
     secs = TimeCalls(
         [&] {
           int32_t r = kernel->Call(ptrs.data());
-          if (r != 0) throw std::runtime_error("the kernel returned " + std::to_string(r) + " while timed");
+          if (r != 0) throw std::runtime_error(KernelFailure(r, "while timed"));
         },
         w.spec.timing, FlushCpuCache);
   } catch (const std::runtime_error& e) {
@@ -115,6 +135,7 @@ void LimitMemory(const char* arg) {
     std::exit(2);
   }
   if (mb == 0) return;
+  g_memory_limit_mb = mb;
   rlimit lim{static_cast<rlim_t>(mb) << 20, static_cast<rlim_t>(mb) << 20};
   if (setrlimit(RLIMIT_AS, &lim) != 0) {
     std::fprintf(stderr, "kiln-runner: setrlimit: %s\n", std::strerror(errno));
@@ -129,15 +150,18 @@ int Serve() {
     if (!m) return 0;  // the parent closed the socket
     switch (m->type) {
       case MessageType::kWorkload:
+      {
         workload.reset();
+        WorkloadReadyMessage ready;
         try {
-          workload = SetUp(*m);
+          workload = SetUp(*m, &ready);
         } catch (const std::exception& e) {
           WriteFrame(kSocketFd, MessageType::kError, std::string("workload setup: ") + e.what());
           continue;
         }
-        WriteFrame(kSocketFd, MessageType::kWorkloadReady, "");
+        WriteFrame(kSocketFd, MessageType::kWorkloadReady, Encode(ready));
         break;
+      }
       case MessageType::kCandidate:
         if (!workload) {
           WriteFrame(kSocketFd, MessageType::kError, "a candidate before any workload");
@@ -149,7 +173,8 @@ int Serve() {
           throw;
         } catch (const std::bad_alloc&) {
           Reply(search::MeasureStatus::kRunCrash,
-                "out of memory: the candidate exceeded the runner's address-space limit");
+                "out of memory: the candidate exceeded the runner's address-space limit of " +
+                    std::to_string(g_memory_limit_mb) + " MiB (LocalRunnerOptions::memory_limit_mb)");
         } catch (const std::exception& e) {
           WriteFrame(kSocketFd, MessageType::kError, std::string("candidate: ") + e.what());
         }

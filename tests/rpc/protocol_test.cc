@@ -91,6 +91,56 @@ TEST(ProtocolTest, WorkloadWithoutArgumentsAndFlushOff) {
   EXPECT_EQ(d.timing.min_repeat_ms, 0);
 }
 
+// The outputs a first child computed, for the children after it.
+std::vector<std::string> SomeReferenceOutputs(const WorkloadMessage& m) {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < m.args.size(); ++i) {
+    std::string bytes(static_cast<size_t>(ArgBytes(m.args[i])), '\0');
+    for (size_t b = 0; b < bytes.size(); ++b) bytes[b] = static_cast<char>(b * 7 + i);
+    out.push_back(std::move(bytes));
+  }
+  return out;
+}
+
+TEST(ProtocolTest, WorkloadWithReferenceOutputs) {
+  WorkloadMessage m = SomeWorkload();
+  EXPECT_EQ(ArgBytes(m.args[0]), 128 * 64 * 4);
+  EXPECT_EQ(ArgBytes(m.args[2]), 2);  // a float16 scalar
+  EXPECT_EQ(ArgBytes(m.args[3]), 0);
+  EXPECT_EQ(ArgBytes(m.args[4]), 6);
+  EXPECT_TRUE(DecodeWorkload(Encode(m)).expected.empty());
+  m.expected = SomeReferenceOutputs(m);
+  const std::string wire = Encode(m);
+  WorkloadMessage d = DecodeWorkload(wire);
+  EXPECT_EQ(d.expected, m.expected);
+  EXPECT_EQ(Encode(d), wire);
+  for (size_t n = 0; n < wire.size(); n += 97) {
+    EXPECT_THROW(DecodeWorkload(wire.substr(0, n)), ProtocolError) << n;
+  }
+  EXPECT_THROW(DecodeWorkload(wire.substr(0, wire.size() - 1)), ProtocolError);
+  // One block per argument, each exactly the argument's size.
+  WorkloadMessage fewer = m;
+  fewer.expected.pop_back();
+  ExpectProtocolError([&] { DecodeWorkload(Encode(fewer)); }, "4 reference outputs for 5 arguments");
+  WorkloadMessage longer = m;
+  longer.expected[1] += "x";
+  ExpectProtocolError([&] { DecodeWorkload(Encode(longer)); },
+                      "reference output 1 has 65 bytes, its argument 64");
+}
+
+TEST(ProtocolTest, WorkloadReadyRoundTrip) {
+  WorkloadReadyMessage none;
+  EXPECT_TRUE(DecodeWorkloadReady(Encode(none)).expected.empty());
+  WorkloadReadyMessage m{SomeReferenceOutputs(SomeWorkload())};
+  const std::string wire = Encode(m);
+  EXPECT_EQ(DecodeWorkloadReady(wire).expected, m.expected);
+  for (size_t n = 0; n < wire.size(); n += 89) {
+    EXPECT_THROW(DecodeWorkloadReady(wire.substr(0, n)), ProtocolError) << n;
+  }
+  ExpectProtocolError([&] { DecodeWorkloadReady(wire + "z"); }, "1 trailing bytes");
+  ExpectProtocolError([] { DecodeWorkloadReady(std::string(8, '\xff')); }, "too many reference outputs");
+}
+
 TEST(ProtocolTest, CandidateRoundTripEveryFault) {
   for (uint8_t f = 0; f <= kMaxTestFault; ++f) {
     CandidateMessage m;
@@ -232,7 +282,8 @@ TEST(ProtocolTest, RejectsBadHeaders) {
   ExpectBadHeader(w, "magic");
   w = good;
   PutU32(&w, 4, kProtocolVersion + 1);
-  ExpectBadHeader(w, "protocol version 2, expected 1");
+  ExpectBadHeader(w, "protocol version " + std::to_string(kProtocolVersion + 1) + ", expected " +
+                         std::to_string(kProtocolVersion));
   for (uint32_t type : {0u, 6u, 0xffffffffu}) {
     w = good;
     PutU32(&w, 8, type);
