@@ -141,6 +141,40 @@ TEST_F(TuneCli, ResumeAfterSigkillMeasuresNothingTwice) {
   EXPECT_FALSE(dup) << "a schedule was measured twice";
 }
 
+TEST_F(TuneCli, CtrlCStopsAfterCommittingTheBatchInFlight) {
+  pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    // Its own process group, signalled as a whole, as a terminal's Ctrl-C
+    // signals kiln and its kiln-runner child together.
+    setpgid(0, 0);
+    std::string cmd = std::string("exec ") + KILN_BINARY_DIR + "/tools/kiln tune --workload " +
+                      workload_.path() + " --trials 100000 --trials-per-iter 4 --db " + db_ + kFast +
+                      " > /dev/null 2>&1";
+    execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  setpgid(pid, pid);  // also here, so the group exists whichever runs first
+  for (int i = 0; i < 1200 && CountWhileCreated() < 4; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_EQ(kill(-pid, SIGINT), 0);
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status)) << "kiln tune did not exit by itself after Ctrl-C";
+  EXPECT_EQ(WEXITSTATUS(status), 130);
+  auto [n, dup] = Count();
+  EXPECT_GE(n, 4);
+  EXPECT_EQ(n % 4, 0) << "the batch in flight was committed whole";
+  EXPECT_FALSE(dup);
+  // The candidate running at the Ctrl-C finished normally: nothing was
+  // blamed on a schedule for the interrupt.
+  Database db = Database::Open(db_, Database::Mode::kReadOnly);
+  db.ForEachRecord([](auto, const kiln::database::TuningRecord& r) {
+    EXPECT_NE(r.status, "run_crash") << r.message;
+  });
+}
+
 TEST_F(TuneCli, BadFlagsFailClearly) {
   EXPECT_NE(RunKiln("tune --workload GMM:0 --trials 0 --db " + db_).code, 0);
   auto bad = RunKiln("tune --workload NOPE --trials 4 --db " + db_);
