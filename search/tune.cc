@@ -147,7 +147,7 @@ TuneSummary Tune(const TuneContext& ctx, Runner& runner, database::Database& db,
   };
 
   int64_t done = db.CountRecords(wid, target);
-  spdlog::info("tune: {} on '{}': {} of {} trials in the database, seed {}", task.workload.name,
+  spdlog::info("tune: {} on '{}': {} of {} trials in the database, seed {}", ctx.task_name,
                target, done, opts.trials, opts.seed);
   report(done);
   int64_t batch_index = 0;
@@ -226,6 +226,7 @@ TuneSummary Tune(const TuneContext& ctx, Runner& runner, database::Database& db,
     if (infra == static_cast<int64_t>(batch.size())) {
       summary.stop_reason = "the measurement infrastructure failed for a whole batch: " +
                             infra_message;
+      summary.infrastructure_failed = true;
       break;
     }
     if (stop_requested()) {
@@ -240,6 +241,7 @@ TuneSummary Tune(const TuneContext& ctx, Runner& runner, database::Database& db,
     }
   }
   summary.records_total = db.CountRecords(wid, target);
+  summary.sampling_failures = strategy.failures().counts.empty() ? "none" : strategy.failures().Summary();
   for (const auto& [kind, n] : strategy.failures().counts) {
     spdlog::info("tune: sampling failures by {}: {} (first: {})", kind, n,
                  strategy.failures().example.count(kind) ? strategy.failures().example.at(kind)

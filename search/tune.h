@@ -45,6 +45,10 @@ struct TuneSummary {
   int64_t records_total = 0;      // records for this workload and target at the end
   std::map<std::string, int64_t> errors_by_kind;  // this run's failures, by status name
   std::string stop_reason;        // why the loop ended, in words
+  bool infrastructure_failed = false;  // it ended because a whole batch came back infra_error
+  // Candidates the sampler rejected, by postprocessor (ReplayTrace's
+  // "RewriteParallelVectorizeUnroll: 3, replay: 1"); "none" when none.
+  std::string sampling_failures;
 };
 
 // Tunes task.workload on task.target. ctx must describe the same workload and

@@ -11,5 +11,8 @@ void RegisterIrCommands(CLI::App& app, int* exit_code);
 void RegisterScheduleCommands(CLI::App& app, int* exit_code);
 void RegisterLowerCommands(CLI::App& app, int* exit_code);
 void RegisterDbCommands(CLI::App& app, int* exit_code);
+void RegisterRunCommands(CLI::App& app, int* exit_code);
+void RegisterCompileCommands(CLI::App& app, int* exit_code);
+void RegisterTuneCommands(CLI::App& app, int* exit_code);
 
 }  // namespace kiln::tools

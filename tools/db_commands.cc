@@ -10,6 +10,7 @@
 #include "database/record_json.h"
 #include "ir/structural_hash.h"
 #include "tools/commands.h"
+#include "tools/target_spec.h"
 #include "tools/workload_spec.h"
 
 namespace kiln::tools {
@@ -21,16 +22,9 @@ using nlohmann::json;
 
 constexpr int kMissExit = 3;
 
-// The one place a command-line target spec becomes a target string. "host"
-// needs LLVM's host detection (codegen::ResolveTarget), which is not in this
-// build yet, so it is refused with that reason instead of being guessed.
-std::string ResolveTargetSpec(const std::string& spec) {
-  if (spec == "host") {
-    throw std::runtime_error("--target host: host resolution needs the LLVM backend, not in this "
-                             "build; pass a target string such as 'llvm -mcpu=skylake-avx512'");
-  }
-  return database::NormalizeTarget(spec);
-}
+// Database target strings are the normalized ir::Target form, resolved the
+// way every other command resolves --target.
+std::string ResolveTargetSpec(const std::string& spec) { return ResolveTargetFlag(spec).ToString(); }
 
 template <typename F>
 void Guard(int* exit_code, F fn) {

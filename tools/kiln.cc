@@ -1,5 +1,8 @@
 // kiln: the command-line front end. Thin by design: it parses flags and calls
 // the libraries; every subcommand has --help and exits non-zero on error.
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
 #include <CLI/CLI.hpp>
 #include <exception>
 #include <iostream>
@@ -7,6 +10,9 @@
 #include "tools/commands.h"
 
 int main(int argc, char** argv) {
+  // stdout carries results (JSON a script parses, text a person reads); the
+  // libraries' log goes to stderr with the rest of the diagnostics.
+  spdlog::set_default_logger(spdlog::stderr_color_mt("kiln"));
   CLI::App app{"Kiln: a MetaSchedule-style autotuner for tensor programs"};
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("kiln 0.1.0"));
@@ -15,6 +21,9 @@ int main(int argc, char** argv) {
   kiln::tools::RegisterScheduleCommands(app, &exit_code);
   kiln::tools::RegisterLowerCommands(app, &exit_code);
   kiln::tools::RegisterDbCommands(app, &exit_code);
+  kiln::tools::RegisterRunCommands(app, &exit_code);
+  kiln::tools::RegisterCompileCommands(app, &exit_code);
+  kiln::tools::RegisterTuneCommands(app, &exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

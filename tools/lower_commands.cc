@@ -4,7 +4,6 @@
 #include <memory>
 
 #include "ir/printer.h"
-#include "ir/schedule/schedule.h"
 #include "ir/transform/lower.h"
 #include "ir/transform/verify_lowered.h"
 #include "tools/commands.h"
@@ -23,12 +22,7 @@ struct LowerOptions {
 void RunLower(const LowerOptions& o) {
   ResolvedWorkload w = ResolveWorkload(o.workload);
   ir::PrimFunc func = w.func;
-  if (!o.trace_path.empty()) {
-    ir::Trace trace = ir::Trace::FromJSONString(ReadTextFile(o.trace_path));
-    ir::Schedule sch(w.func);
-    trace.ApplyToSchedule(&sch, /*remove_postproc=*/false);
-    func = sch.func();
-  }
+  if (!o.trace_path.empty()) func = ApplyTraceJson(w.func, ReadTextFile(o.trace_path));
   std::function<void(const std::string&, const ir::PrimFunc&)> after_each;
   if (o.print_after_all) {
     std::cout << "# input\n" << ir::ToText(func) << "\n";

@@ -8,6 +8,8 @@
 #include <filesystem>
 
 #include "ir/parser.h"
+#include "ir/schedule/schedule.h"
+#include "ir/schedule/trace.h"
 #include "ir/workloads/suite.h"
 
 namespace kiln::tools {
@@ -51,6 +53,13 @@ ResolvedWorkload ResolveWorkload(const std::string& spec) {
   }
   ir::PrimFunc f = ir::MakeWorkload(name, index);
   return {std::move(f), name + ":" + std::to_string(index)};
+}
+
+ir::PrimFunc ApplyTraceJson(const ir::PrimFunc& func, const std::string& trace_json) {
+  ir::Trace trace = ir::Trace::FromJSONString(trace_json);
+  ir::Schedule sch(func);
+  trace.ApplyToSchedule(&sch, /*remove_postproc=*/false);
+  return sch.func();
 }
 
 }  // namespace kiln::tools

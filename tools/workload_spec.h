@@ -16,6 +16,10 @@ struct ResolvedWorkload {
 // Throws std::runtime_error (or ParseError) with a message naming the spec.
 ResolvedWorkload ResolveWorkload(const std::string& spec);
 
+// `func` scheduled by a trace (JSON text), replayed with its decisions.
+// Throws ir::ScheduleError / std::runtime_error when it does not apply.
+ir::PrimFunc ApplyTraceJson(const ir::PrimFunc& func, const std::string& trace_json);
+
 // Reads a whole file ("-" reads stdin); throws with the path on failure.
 std::string ReadTextFile(const std::string& path);
 

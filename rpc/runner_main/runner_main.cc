@@ -4,6 +4,7 @@
 // exhaust memory) the parent observes from outside and reports.
 #include <sys/resource.h>
 
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -190,6 +191,10 @@ int Serve() {
 }  // namespace kiln::rpc
 
 int main(int argc, char** argv) {
+  // Ctrl-C in a terminal signals the whole foreground process group: the
+  // tuner stops after the batch in flight, so this child must finish its
+  // candidate rather than die and have it recorded as a crash.
+  std::signal(SIGINT, SIG_IGN);
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a.rfind("--memory-limit-mb=", 0) == 0) {

@@ -270,6 +270,22 @@ TEST(Tune, FailuresAreCountedAndRecorded) {
   EXPECT_EQ(again.measured_this_run, 0);
 }
 
+TEST(Tune, AWholeBatchOfInfrastructureErrorsStopsWithoutCommitting) {
+  TuneSetup s = Make("GMM:0");
+  database::Database db = database::Database::InMemory();
+  // A "runner" that exits at once: the measuring machinery fails, not the
+  // schedules, so nothing may be recorded against them.
+  rpc::LocalRunnerOptions ro;
+  ro.runner_path = "/bin/true";
+  rpc::LocalRunner runner(ro);
+  TuneSummary sum = Tune(s.ctx, runner, db, s.task, Options(8, 4));
+  EXPECT_TRUE(sum.infrastructure_failed) << sum.stop_reason;
+  EXPECT_EQ(sum.measured_this_run, 0);
+  EXPECT_EQ(sum.records_total, 0);
+  EXPECT_EQ(sum.errors_by_kind.at("infra_error"), 4);
+  EXPECT_NE(sum.stop_reason.find("infrastructure failed"), std::string::npos) << sum.stop_reason;
+}
+
 #else
 
 TEST(Tune, NeedsTheRunner) {

@@ -1,0 +1,187 @@
+// kiln tune end to end: real design space, real builds in the isolated
+// runner, a real SQLite file. Resume after SIGKILL never measures a schedule
+// twice; Ctrl-C stops cleanly with what was measured committed.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <thread>
+
+#include "database/database.h"
+#include "ir/parser.h"
+#include "ir/printer.h"
+#include "ir/schedule/schedule.h"
+#include "ir/schedule/trace.h"
+#include "ir/structural_hash.h"
+#include "tests/common/reduced_suite.h"
+#include "tests/common/run_kiln.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using kiln::database::Database;
+using kiln::testing::RunKiln;
+using kiln::testing::TempFile;
+
+const std::string kFast = " --number 1 --repeat 1 --min-repeat-ms 1 --target 'llvm -num-cores=1'";
+
+std::string SmallGmmText() {
+  for (const auto& c : kiln::testing::ReducedSuite()) {
+    if (std::string(c.name) == "GMM") return kiln::ir::ToText(c.make());
+  }
+  return "";
+}
+
+class TuneCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    db_ = (fs::temp_directory_path() /
+           ("kiln_tune_" + std::to_string(getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name() + ".db"))
+              .string();
+    fs::remove(db_);
+  }
+  void TearDown() override {
+    for (const char* suffix : {"", "-wal", "-shm"}) fs::remove(db_ + suffix);
+  }
+  // Records in the database and whether any schedule repeats: the same
+  // trace, or another trace that yields the same program.
+  std::pair<int64_t, bool> Count() {
+    Database db = Database::Open(db_, Database::Mode::kReadOnly);
+    const kiln::ir::PrimFunc workload = kiln::ir::ParseFunc(SmallGmmText());
+    int64_t n = 0;
+    std::set<std::string> seen;
+    std::set<uint64_t> programs;
+    bool dup = false;
+    db.ForEachRecord([&](auto, const kiln::database::TuningRecord& r) {
+      ++n;
+      dup |= !seen.insert(r.trace_hash).second;
+      kiln::ir::Schedule sch(workload);
+      kiln::ir::Trace::FromJSONString(r.trace_json).ApplyToSchedule(&sch, /*remove_postproc=*/false);
+      dup |= !programs.insert(kiln::ir::StructuralHash(sch.func())).second;
+    });
+    return {n, dup};
+  }
+  // Count() while another process may still be creating the file: until its
+  // schema is committed the file is not yet a Kiln database.
+  int64_t CountWhileCreated() {
+    if (!fs::exists(db_)) return 0;
+    try {
+      return Count().first;
+    } catch (const std::exception&) {
+      return 0;
+    }
+  }
+  std::string db_;
+  TempFile workload_{SmallGmmText()};
+};
+
+TEST_F(TuneCli, TunesVerifiesAndTopsUpOnRerun) {
+  auto r = RunKiln("tune --workload " + workload_.path() + " --trials 8 --trials-per-iter 4 --db " +
+                       db_ + " --json" + kFast,
+                   /*with_stderr=*/false);
+  ASSERT_EQ(r.code, 0) << r.out;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["records_total"], 8);
+  ASSERT_TRUE(j.contains("best")) << r.out;
+  EXPECT_TRUE(j["best"]["verified"].get<bool>());
+
+  auto again = RunKiln("tune --workload " + workload_.path() + " --trials 12 --trials-per-iter 4 --db " +
+                       db_ + kFast);
+  ASSERT_EQ(again.code, 0) << again.out;
+  EXPECT_NE(again.out.find("# schedule"), std::string::npos) << again.out;
+  auto [n, dup] = Count();
+  EXPECT_EQ(n, 12);
+  EXPECT_FALSE(dup);
+
+  auto q = RunKiln("query --db " + db_ + " --workload " + workload_.path() +
+                   " --target 'llvm -num-cores=1'");
+  EXPECT_EQ(q.code, 0) << q.out;
+}
+
+TEST_F(TuneCli, ResumeAfterSigkillMeasuresNothingTwice) {
+  pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    std::string cmd = std::string("exec ") + KILN_BINARY_DIR + "/tools/kiln tune --workload " +
+                      workload_.path() + " --trials 64 --trials-per-iter 8 --db " + db_ + kFast +
+                      " > /dev/null 2>&1";
+    execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  // Kill it once some batches are committed but (most likely) before the end.
+  for (int i = 0; i < 600; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    if (CountWhileCreated() >= 16) break;
+  }
+  kill(pid, SIGKILL);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  auto [killed_at, dup0] = Count();
+  EXPECT_GE(killed_at, 1);
+  EXPECT_FALSE(dup0);
+
+  // Issue 6: tune 64, SIGKILL, tune again to 128. The rerun measures exactly
+  // what is missing: nothing committed before the kill is measured again.
+  ::testing::Test::RecordProperty("records_at_kill", static_cast<int>(killed_at));
+  auto r = RunKiln("tune --workload " + workload_.path() + " --trials 128 --trials-per-iter 16 --db " +
+                       db_ + " --json" + kFast,
+                   /*with_stderr=*/false);
+  ASSERT_EQ(r.code, 0) << r.out;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["measured_this_run"].get<int64_t>(), 128 - killed_at);
+  EXPECT_EQ(j["records_total"], 128);
+  auto [n, dup] = Count();
+  EXPECT_EQ(n, 128);
+  EXPECT_FALSE(dup) << "a schedule was measured twice";
+}
+
+TEST_F(TuneCli, CtrlCStopsAfterCommittingTheBatchInFlight) {
+  pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    // Its own process group, signalled as a whole, as a terminal's Ctrl-C
+    // signals kiln and its kiln-runner child together.
+    setpgid(0, 0);
+    std::string cmd = std::string("exec ") + KILN_BINARY_DIR + "/tools/kiln tune --workload " +
+                      workload_.path() + " --trials 100000 --trials-per-iter 4 --db " + db_ + kFast +
+                      " > /dev/null 2>&1";
+    execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  setpgid(pid, pid);  // also here, so the group exists whichever runs first
+  for (int i = 0; i < 1200 && CountWhileCreated() < 4; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_EQ(kill(-pid, SIGINT), 0);
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status)) << "kiln tune did not exit by itself after Ctrl-C";
+  EXPECT_EQ(WEXITSTATUS(status), 130);
+  auto [n, dup] = Count();
+  EXPECT_GE(n, 4);
+  EXPECT_EQ(n % 4, 0) << "the batch in flight was committed whole";
+  EXPECT_FALSE(dup);
+  // The candidate running at the Ctrl-C finished normally: nothing was
+  // blamed on a schedule for the interrupt.
+  Database db = Database::Open(db_, Database::Mode::kReadOnly);
+  db.ForEachRecord([](auto, const kiln::database::TuningRecord& r) {
+    EXPECT_NE(r.status, "run_crash") << r.message;
+  });
+}
+
+TEST_F(TuneCli, BadFlagsFailClearly) {
+  EXPECT_NE(RunKiln("tune --workload GMM:0 --trials 0 --db " + db_).code, 0);
+  auto bad = RunKiln("tune --workload NOPE --trials 4 --db " + db_);
+  EXPECT_EQ(bad.code, 1) << bad.out;
+  auto cuda = RunKiln("tune --workload GMM:0 --trials 4 --target 'cuda -arch=sm_90' --db " + db_);
+  EXPECT_EQ(cuda.code, 1) << cuda.out;
+  EXPECT_NE(cuda.out.find("kiln: error"), std::string::npos) << cuda.out;
+}
+
+}  // namespace

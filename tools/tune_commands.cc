@@ -1,0 +1,274 @@
+// kiln tune: one command from a workload to tuned records. Samples schedules
+// from the default design space, measures them in the isolated runner and
+// commits each batch to the database; a rerun tops up to --trials instead of
+// starting over. Ctrl-C stops after the batch in flight is committed.
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <csignal>
+#include <iomanip>
+#include <iostream>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <spdlog/spdlog.h>
+#include <thread>
+
+#include "database/database.h"
+#include "database/record_json.h"
+#include "ir/flops.h"
+#include "ir/printer.h"
+#include "ir/schedule/trace.h"
+#include "rpc/local_runner.h"
+#include "search/tune.h"
+#include "search/tune_context.h"
+#include "tools/commands.h"
+#include "tools/target_spec.h"
+#include "tools/workload_spec.h"
+
+namespace kiln::tools {
+
+namespace {
+
+struct TuneCliOptions {
+  std::string workload;
+  std::string target = "host";
+  std::string db_path = "kiln.db";
+  int64_t trials = 64;
+  int trials_per_iter = 16;
+  uint64_t seed = 1;
+  int threads = 0;
+  search::TimingConfig timing;
+  bool as_json = false;
+  bool verbose = false;
+};
+
+std::atomic<bool> g_stop{false};
+// The first Ctrl-C asks the loop to stop once the batch in flight is
+// committed; a second one gives up on that batch (everything committed before
+// it is safe in the database) and ends the process as SIGINT would.
+extern "C" void OnInterrupt(int) {
+  if (g_stop.exchange(true)) {
+    std::signal(SIGINT, SIG_DFL);
+    std::raise(SIGINT);
+    return;
+  }
+  static const char kMsg[] =
+      "\nkiln: stopping after the batch in flight is committed (Ctrl-C again to abort it)\n";
+  [[maybe_unused]] ssize_t n = write(STDERR_FILENO, kMsg, sizeof kMsg - 1);
+}
+
+std::string ErrorsText(const std::map<std::string, int64_t>& errors) {
+  std::string s;
+  for (const auto& [kind, n] : errors) s += (s.empty() ? "" : ", ") + kind + " " + std::to_string(n);
+  return s.empty() ? "none" : s;
+}
+
+// "59.9 us", "3.41 ms", "1.20 s": kernel latencies span six orders of magnitude.
+std::string LatencyText(double secs) {
+  std::ostringstream o;
+  o << std::fixed << std::setprecision(secs < 1e-5 || (secs >= 1e-3 && secs < 1e-2) ? 2 : 1);
+  if (secs < 1e-3) o << secs * 1e6 << " us";
+  else if (secs < 1) o << secs * 1e3 << " ms";
+  else o << std::setprecision(2) << secs << " s";
+  return o.str();
+}
+
+std::string DurationText(double secs) {
+  const auto s = static_cast<int64_t>(secs + 0.5);
+  std::ostringstream o;
+  if (s < 60) o << s << " s";
+  else if (s < 3600) o << s / 60 << "m" << std::setw(2) << std::setfill('0') << s % 60 << "s";
+  else o << s / 3600 << "h" << std::setw(2) << std::setfill('0') << s / 60 % 60 << "m";
+  return o.str();
+}
+
+std::string ProgressText(const search::TuneProgress& p) {
+  std::ostringstream line;
+  line << "[" << p.trials_done << "/" << p.trials_target << " trials] ";
+  if (p.best_gflops > 0) {
+    line << "best " << std::fixed << std::setprecision(2) << p.best_gflops << " GFLOP/s, "
+         << LatencyText(p.best_secs);
+  } else {
+    line << "no verified result yet";
+  }
+  line << "; errors: " << ErrorsText(p.errors_by_kind);
+  if (p.eta_secs > 0) line << "; ETA " << DurationText(p.eta_secs);
+  return line.str();
+}
+
+// The progress display: one line per committed batch in a log; on a terminal
+// one line redrawn in place, and once a second while a batch is measured (a
+// batch of a large workload can take minutes) so that it visibly lives.
+class ProgressDisplay {
+ public:
+  explicit ProgressDisplay(bool tty) : tty_(tty) {
+    if (tty_) ticker_ = std::thread([this] { Tick(); });
+  }
+  ~ProgressDisplay() { Finish(); }
+  void Update(const search::TuneProgress& p) {
+    std::lock_guard<std::mutex> lock(mu_);
+    line_ = ProgressText(p);
+    batch_start_ = std::chrono::steady_clock::now();
+    Draw("");
+  }
+  void Finish() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (done_) return;
+      done_ = true;
+    }
+    cv_.notify_all();
+    if (ticker_.joinable()) ticker_.join();
+    if (tty_ && !line_.empty()) std::cerr << "\n" << std::flush;
+  }
+
+ private:
+  void Draw(const std::string& suffix) {
+    std::cerr << (tty_ ? "\r\33[K" : "") << line_ << suffix << (tty_ ? "" : "\n") << std::flush;
+  }
+  void Tick() {
+    std::unique_lock<std::mutex> lock(mu_);
+    while (!cv_.wait_for(lock, std::chrono::seconds(1), [this] { return done_; })) {
+      if (line_.empty()) continue;
+      const double secs =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - batch_start_).count();
+      Draw("; measuring the next batch: " + DurationText(secs));
+    }
+  }
+  const bool tty_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::string line_;
+  std::chrono::steady_clock::time_point batch_start_;
+  bool done_ = false;
+  std::thread ticker_;
+};
+
+int TuneOne(const TuneCliOptions& o) {
+  ResolvedWorkload w = ResolveWorkload(o.workload);
+  ir::Target target = ResolveTargetFlag(o.target);
+  int threads = o.threads > 0 ? o.threads : static_cast<int>(std::thread::hardware_concurrency());
+  search::TuneContext ctx =
+      search::MakeDefaultTuneContext(w.func, target, static_cast<int64_t>(o.seed), threads);
+  ctx.task_name = w.label;
+  database::Database db = database::Database::Open(o.db_path);
+  rpc::LocalRunnerOptions runner_options;
+  runner_options.build_threads = threads;
+  rpc::LocalRunner runner(runner_options);
+  search::MeasureTask task{w.func, target, o.timing, o.seed};
+
+  bool tty = isatty(STDERR_FILENO) != 0;
+  // The progress display is the default view; the loop's log (per-batch
+  // lines, sampling failures by postprocessor) is there with --verbose.
+  spdlog::set_level(o.verbose ? spdlog::level::info : spdlog::level::warn);
+  search::TuneOptions opts;
+  opts.trials = o.trials;
+  opts.trials_per_iter = o.trials_per_iter;
+  opts.seed = o.seed;
+  opts.fingerprint = MachineFingerprint(target);
+  opts.stop = &g_stop;
+  ProgressDisplay display(tty);
+  opts.on_progress = [&display](const search::TuneProgress& p) { display.Update(p); };
+
+  g_stop.store(false);
+  auto previous = std::signal(SIGINT, OnInterrupt);
+  const auto start = std::chrono::steady_clock::now();
+  search::TuneSummary s;
+  try {
+    s = search::Tune(ctx, runner, db, task, opts);
+  } catch (...) {
+    std::signal(SIGINT, previous);
+    display.Finish();
+    throw;
+  }
+  std::signal(SIGINT, previous);
+  display.Finish();
+  const double elapsed =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+
+  // Nothing could be measured: that is an error for a script, not a result.
+  const int exit_code = s.infrastructure_failed ? 1 : g_stop.load() ? 130 : 0;
+  if (s.infrastructure_failed) std::cerr << "kiln: error: " << s.stop_reason << "\n";
+  std::optional<database::TuningRecord> best;
+  if (auto id = db.FindWorkload(w.func)) best = db.Best(*id, target.ToString());
+  if (o.as_json) {
+    nlohmann::json out = {{"workload", w.label},
+                          {"target", target.ToString()},
+                          {"db", o.db_path},
+                          {"measured_this_run", s.measured_this_run},
+                          {"records_total", s.records_total},
+                          {"errors_by_kind", s.errors_by_kind},
+                          {"sampling_failures", s.sampling_failures},
+                          {"stopped", s.stop_reason},
+                          {"seconds", elapsed}};
+    if (best) out["best"] = database::RecordToJson(*best);
+    std::cout << out.dump(2) << "\n";
+    return exit_code;
+  }
+  std::cout << "tuned " << w.label << " on '" << target.ToString() << "': measured "
+            << s.measured_this_run << " this run in " << DurationText(elapsed) << ", "
+            << s.records_total << " records in " << o.db_path << " (" << s.stop_reason << ")\n"
+            << "errors this run: " << ErrorsText(s.errors_by_kind) << "\n"
+            << "candidates rejected while sampling: " << s.sampling_failures << "\n";
+  if (!best) {
+    std::cout << "no verified record yet\n";
+  } else {
+    ir::PrimFunc scheduled = ApplyTraceJson(w.func, best->trace_json);
+    std::cout << "best: " << LatencyText(best->median_seconds) << " (" << best->median_seconds
+              << " s)";
+    double flops = ir::EstimateFlops(w.func);
+    if (best->median_seconds > 0) std::cout << ", " << flops / best->median_seconds / 1e9 << " GFLOP/s";
+    std::cout << " (trace " << best->trace_hash << ")\n\n# schedule\n"
+              << ir::Trace::FromJSONString(best->trace_json).AsPython() << "\n# scheduled program\n"
+              << ir::ToText(scheduled);
+  }
+  return exit_code;
+}
+
+}  // namespace
+
+void RegisterTuneCommands(CLI::App& app, int* exit_code) {
+  auto o = std::make_shared<TuneCliOptions>();
+  auto* cmd = app.add_subcommand("tune", "Tune a workload and store every measurement");
+  cmd->add_option("--workload,-w", o->workload, "Suite name (GMM, GMM:3) or a text file")
+      ->required();
+  cmd->add_option("--target", o->target, "Target: 'host' or e.g. 'llvm -mcpu=skylake-avx512'")
+      ->capture_default_str();
+  cmd->add_option("--db", o->db_path, "Tuning database (created if missing)")->capture_default_str();
+  cmd->add_option("--trials", o->trials, "Measured candidates the database should hold in the end")
+      ->check(CLI::Range(int64_t{1}, int64_t{100000000}))
+      ->capture_default_str();
+  cmd->add_option("--trials-per-iter", o->trials_per_iter, "Candidates per batch")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
+  cmd->add_option("--seed", o->seed, "Search seed (same seed, same candidates)")->capture_default_str();
+  cmd->add_option("--threads", o->threads, "Sampling and build threads (0: every core)")
+      ->check(CLI::Range(0, 4096))
+      ->capture_default_str();
+  cmd->add_option("--number", o->timing.number, "Calls per repeat")->check(CLI::Range(1, 1000000))
+      ->capture_default_str();
+  cmd->add_option("--repeat", o->timing.repeat, "Timed repeats")->check(CLI::Range(1, 10000))
+      ->capture_default_str();
+  cmd->add_option("--min-repeat-ms", o->timing.min_repeat_ms, "Minimum duration of one repeat")
+      ->check(CLI::Range(0.0, 600000.0))
+      ->capture_default_str();
+  cmd->add_option("--timeout", o->timing.timeout_s, "Seconds before a candidate is killed")
+      ->check(CLI::Range(0.001, 86400.0))
+      ->capture_default_str();
+  cmd->add_flag("--json", o->as_json, "Print the summary as JSON");
+  cmd->add_flag("-v,--verbose", o->verbose, "Log every batch and the sampling failures to stderr");
+  cmd->callback([o, exit_code] {
+    try {
+      *exit_code = TuneOne(*o);
+    } catch (const std::exception& e) {
+      std::cerr << "kiln: error: " << e.what() << "\n";
+      *exit_code = 1;
+    }
+  });
+}
+
+}  // namespace kiln::tools
