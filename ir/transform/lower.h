@@ -23,7 +23,8 @@
 //  - Loops keep their ForKind, annotations other than the unroll pragmas,
 //    and loop variables are used only inside their loop. Loops of extent one
 //    are gone. A parallel loop is never nested in another parallel loop
-//    (the backend outlines each one into a closure); a vectorized loop has a
+//    (the backend outlines each one into a closure) and never writes a
+//    buffer allocated outside it (that would be shared by its threads); a vectorized loop has a
 //    constant extent and a body of stores, loads and arithmetic only (no
 //    loop, if or allocation; indices are scalar expressions of the loop
 //    variable, the backend widens them), otherwise it was demoted to serial.

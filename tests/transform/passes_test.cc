@@ -399,5 +399,55 @@ def main(A: T.Buffer((64,), "float32"), B: T.Buffer((64,), "float32")):
 )");
 }
 
+// A buffer that stays allocated above a parallel loop (the planner could not
+// show that per-iteration copies are equivalent: every iteration writes the
+// same elements) would be shared by all threads: the loop runs serially.
+// A parallel loop that writes only its own allocations and parameters stays.
+TEST(Passes, LegalizeLoopKindsSerializesParallelLoopsWritingSharedBuffers) {
+  ExpectGolden(transform::LegalizeLoopKinds, R"(# from tvm.script import tir as T
+
+@T.prim_func
+def main(A: T.Buffer((32,), "float32"), C: T.Buffer((32,), "float32")):
+    T.func_attr({"tir.noalias": T.bool(True)})
+    # with T.block("root"):
+    B = T.alloc_buffer((8,))
+    for i in T.parallel(4):
+        for j in range(8):
+            B[j] = A[i * 8 + j] * T.float32(2.0)
+        for j in range(8):
+            C[i * 8 + j] = B[j] + T.float32(1.0)
+    for i in T.parallel(4):
+        with T.block("i_alloc"):
+            T.reads()
+            T.writes()
+            D = T.alloc_buffer((8,))
+            for j in range(8):
+                D[j] = A[i * 8 + j]
+            for j in range(8):
+                C[i * 8 + j] = D[j] + B[j]
+)", R"(# from tvm.script import tir as T
+
+@T.prim_func
+def main(A: T.Buffer((32,), "float32"), C: T.Buffer((32,), "float32")):
+    T.func_attr({"tir.noalias": T.bool(True)})
+    # with T.block("root"):
+    B = T.alloc_buffer((8,))
+    for i in range(4):
+        for j in range(8):
+            B[j] = A[i * 8 + j] * T.float32(2.0)
+        for j in range(8):
+            C[i * 8 + j] = B[j] + T.float32(1.0)
+    for i in T.parallel(4):
+        with T.block("i_alloc"):
+            T.reads()
+            T.writes()
+            D = T.alloc_buffer((8,))
+            for j in range(8):
+                D[j] = A[i * 8 + j]
+            for j in range(8):
+                C[i * 8 + j] = D[j] + B[j]
+)");
+}
+
 }  // namespace
 }  // namespace kiln::ir
