@@ -27,6 +27,9 @@ class SetEvaluator {
  public:
   SetEvaluator(const IntSetMap& dom, Analyzer* an) : dom_(dom), an_(an) {}
 
+  // The bounds are simplified once, at the top: every decision below (signs,
+  // periods, constant corners) asks the analyzer, which simplifies what it
+  // is asked, so simplifying each sub-result as well would only repeat work.
   IntervalSet Eval(const Expr& e) {
     IntervalSet s = EvalNode(e);
     if (s.min.defined()) s.min = an_->Simplify(s.min);
@@ -35,6 +38,8 @@ class SetEvaluator {
   }
 
  private:
+  IntervalSet Part(const Expr& e) { return EvalNode(e); }
+
   IntervalSet EvalNode(const Expr& e) {
     if (const auto* v = e.as<VarNode>()) {
       auto it = dom_.find(v);
@@ -45,35 +50,35 @@ class SetEvaluator {
     if (const auto* b = e.as<BinaryNode>()) {
       switch (e.kind()) {
         case ExprKind::kAdd:
-          return AddSets(Eval(b->a), Eval(b->b), false);
+          return AddSets(Part(b->a), Part(b->b), false);
         case ExprKind::kSub:
-          return AddSets(Eval(b->a), Eval(b->b), true);
+          return AddSets(Part(b->a), Part(b->b), true);
         case ExprKind::kMul:
-          return MulSets(Eval(b->a), Eval(b->b));
+          return MulSets(Part(b->a), Part(b->b));
         case ExprKind::kFloorDiv:
         case ExprKind::kDiv:
-          return DivSets(e.kind(), Eval(b->a), Eval(b->b));
+          return DivSets(e.kind(), Part(b->a), Part(b->b));
         case ExprKind::kFloorMod:
         case ExprKind::kMod:
-          return ModSets(e.kind(), Eval(b->a), Eval(b->b));
+          return ModSets(e.kind(), Part(b->a), Part(b->b));
         case ExprKind::kMin:
         case ExprKind::kMax:
-          return MinMaxSets(e.kind(), Eval(b->a), Eval(b->b));
+          return MinMaxSets(e.kind(), Part(b->a), Part(b->b));
         default:
           return IntervalSet::Everything();
       }
     }
     if (const auto* s = e.as<SelectNode>()) {
-      return Union(Eval(s->true_value), Eval(s->false_value), an_);
+      return Union(Part(s->true_value), Part(s->false_value), an_);
     }
     if (const auto* c = e.as<CallNode>(); c && c->op == CallOp::kIfThenElse) {
-      return Union(Eval(c->args[1]), Eval(c->args[2]), an_);
+      return Union(Part(c->args[1]), Part(c->args[2]), an_);
     }
     if (const auto* c = e.as<CastNode>()) {
       DataType from = c->value.dtype(), to = e.dtype();
       // Widening an integer keeps order; anything else may wrap.
       if (from.is_integer() && from.is_int() == to.is_int() && to.bits() >= from.bits()) {
-        IntervalSet s = Eval(c->value);
+        IntervalSet s = Part(c->value);
         return {s.min.defined() ? Cast(to, s.min) : Expr(),
                 s.max.defined() ? Cast(to, s.max) : Expr()};
       }

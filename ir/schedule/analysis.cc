@@ -409,7 +409,7 @@ bool IsCompleteBlock(const StmtPath& block_path, std::string* why) {
   return true;
 }
 
-bool IsReductionBlock(const StmtPath& block_path, std::string* why) {
+bool IsReductionBlock(const StmtPath& block_path, std::string* why, bool binding_known_affine) {
   const auto* realize = block_path.back().as<BlockRealizeNode>();
   if (realize == nullptr) {
     SetWhy(why, "the statement is not a block");
@@ -422,7 +422,7 @@ bool IsReductionBlock(const StmtPath& block_path, std::string* why) {
     return false;
   }
   std::string inner;
-  if (!IsAffineBinding(block_path, &inner)) {
+  if (!binding_known_affine && !IsAffineBinding(block_path, &inner)) {
     SetWhy(why, prefix + inner);
     return false;
   }
