@@ -20,13 +20,24 @@ bool SameSplitPlace(const IterSplitExpr& a, const IterSplitExpr& b) {
 }
 
 std::string SplitName(const IterSplitExpr& s) {
-  std::string r = s.source->name;
+  std::string r = IterMarkName(*s.source);
   if (s.lower_factor != 1) r = "(" + r + " // " + std::to_string(s.lower_factor) + ")";
   if (s.lower_factor * s.extent != s.source->extent)
     r = "(" + r + " % " + std::to_string(s.extent) + ")";
   if (s.scale != 1) r += " * " + std::to_string(s.scale);
   return r;
 }
+
+}  // namespace
+
+std::string IterMarkName(const IterMarkNode& m) {
+  if (m.var.defined()) return m.var.name();
+  std::string name = "fused(";
+  for (size_t i = 0; i < m.sum.args.size(); ++i) name += (i ? ", " : "") + SplitName(m.sum.args[i]);
+  return name + ")";
+}
+
+namespace {
 
 // Thrown inside the rewriter; turned into an error string per index.
 struct IterMapFailure {
@@ -50,7 +61,6 @@ class IterMapRewriter {
     m->var = v;
     m->var_min = an_->Simplify(r.min);
     m->extent = ext;
-    m->name = v.name();
     inputs_[v.get()] = m;
     input_order_.push_back(m);
   }
@@ -269,9 +279,6 @@ class IterMapRewriter {
     auto m = std::make_shared<IterMarkNode>();
     m->sum = norm;
     m->extent = extent;
-    std::string name = "fused(";
-    for (size_t i = 0; i < norm.args.size(); ++i) name += (i ? ", " : "") + SplitName(norm.args[i]);
-    m->name = name + ")";
     fused_.push_back(m);
     return m;
   }
@@ -343,7 +350,7 @@ struct Use {
 };
 
 std::string Where(const Use& u) {
-  return u.index >= 0 ? "index " + std::to_string(u.index) : u.fusion->name;
+  return u.index >= 0 ? "index " + std::to_string(u.index) : IterMarkName(*u.fusion);
 }
 
 void CheckUses(const IterMarkNode& m, std::vector<Use> uses, IterMapLevel level,
@@ -354,12 +361,12 @@ void CheckUses(const IterMarkNode& m, std::vector<Use> uses, IterMapLevel level,
   for (size_t i = 0; i < uses.size(); ++i) {
     const Use& u = uses[i];
     if (u.lower < next) {
-      errors->push_back("iterator " + m.name + " is used twice (overlap): by " + Where(uses[i - 1]) +
+      errors->push_back("iterator " + IterMarkName(m) + " is used twice (overlap): by " + Where(uses[i - 1]) +
                         " and " + Where(u));
       return;
     }
     if (u.lower > next && level == IterMapLevel::kBijective) {
-      errors->push_back("iterator " + m.name + " is not fully used: the part below " +
+      errors->push_back("iterator " + IterMarkName(m) + " is not fully used: the part below " +
                         std::to_string(u.lower) + " from " + std::to_string(next) +
                         " appears in no index");
       return;
@@ -367,7 +374,7 @@ void CheckUses(const IterMarkNode& m, std::vector<Use> uses, IterMapLevel level,
     next = u.lower * u.extent;
   }
   if (level == IterMapLevel::kBijective && next != m.extent) {
-    errors->push_back("iterator " + m.name + " (extent " + std::to_string(m.extent) +
+    errors->push_back("iterator " + IterMarkName(m) + " (extent " + std::to_string(m.extent) +
                       ") is only covered up to " + std::to_string(next) + " by the indices");
   }
 }
@@ -478,7 +485,7 @@ IterMapResult DetectIterMap(const std::vector<Expr>& indices,
         if (plo >= phi) continue;
         int64_t la = plo / a.scale, lb = phi / a.scale;
         if (plo % a.scale != 0 || phi % a.scale != 0 || lb % la != 0) {
-          result.errors.push_back("iterator " + f->name + " is used in part, split across " +
+          result.errors.push_back("iterator " + IterMarkName(*f) + " is used in part, split across " +
                                   SplitName(a));
           continue;
         }
@@ -490,7 +497,7 @@ IterMapResult DetectIterMap(const std::vector<Expr>& indices,
     auto it = uses.find(&m);
     if (it == uses.end()) {
       if (level == IterMapLevel::kBijective && m.extent > 1 && m.var.defined()) {
-        result.errors.push_back("iterator " + m.name + " is not used by any index");
+        result.errors.push_back("iterator " + IterMarkName(m) + " is not used by any index");
       }
       return;
     }
@@ -603,7 +610,7 @@ SubspaceDivision SubspaceDivide(const std::vector<Expr>& indices,
     int64_t full = 1;
     for (const auto& a : m.sum.args) full *= a.extent;
     if (split.lower_factor != 1 || split.extent != m.extent || full != m.extent) {
-      result.errors.push_back(where + "only part of the fused iterator " + m.name +
+      result.errors.push_back(where + "only part of the fused iterator " + IterMarkName(m) +
                               " is used, so it cannot be divided");
       continue;
     }
@@ -620,12 +627,12 @@ SubspaceDivision SubspaceDivide(const std::vector<Expr>& indices,
       }
     }
     if (bad) {
-      result.errors.push_back(where + "the fused iterator " + m.name +
+      result.errors.push_back(where + "the fused iterator " + IterMarkName(m) +
                               " interleaves outer and inner iterators");
       continue;
     }
     if (split.scale != 1) {
-      result.errors.push_back(where + "the fused iterator " + m.name + " is scaled by " +
+      result.errors.push_back(where + "the fused iterator " + IterMarkName(m) + " is scaled by " +
                               std::to_string(split.scale) + " and cannot be divided");
       continue;
     }

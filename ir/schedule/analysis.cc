@@ -645,10 +645,25 @@ class BindingSimplifier : public IRMutator {
   // of the scope's loops, each is rewritten to its normal form (which folds
   // the floordiv / floormod chains fuse-after-split leaves); otherwise each
   // is simplified on its own.
+  //
+  // Bindings made only of + - and * need no iteration map: the map is an
+  // exact rewrite of each index, so when it is found the simplified normal
+  // form is the canonical linear form Simplify gives the binding itself, and
+  // when it is not, Simplify is what is used anyway. (Equal linear forms
+  // print alike unless two variables share a name; then the map is built.)
   std::vector<Expr> SimplifyValues(const std::vector<Expr>& values, const Expr& pred) {
     std::vector<Expr> in;
+    in.reserve(values.size());
     for (const Expr& v : values) in.push_back(preserve_ ? v : Substitute(v, unit_));
     std::vector<Expr> out;
+    out.reserve(in.size());
+    if (AllPlainLinear(in)) {
+      for (size_t i = 0; i < in.size(); ++i) {
+        Expr nv = an_.Simplify(in[i]);
+        out.push_back(nv.same_as(values[i]) || StructuralEqual(nv, values[i]) ? values[i] : nv);
+      }
+      return out;
+    }
     Expr p = pred.defined() && !IsConstInt(pred, 1) ? pred : Expr();
     arith::IterMapResult map;
     if (!in.empty() && !scope_loops_.empty()) {
@@ -666,6 +681,40 @@ class BindingSimplifier : public IRMutator {
       out.push_back(StructuralEqual(nv, values[i]) ? values[i] : nv);
     }
     return out;
+  }
+
+  // Var, IntImm, + - * only; collects the variables.
+  static bool PlainLinear(const Expr& e, std::vector<const VarNode*>* vars) {
+    switch (e.kind()) {
+      case ExprKind::kVar:
+        vars->push_back(e.as<VarNode>());
+        return true;
+      case ExprKind::kIntImm:
+        return true;
+      case ExprKind::kAdd:
+      case ExprKind::kSub:
+      case ExprKind::kMul: {
+        const auto* b = e.as<BinaryNode>();
+        return PlainLinear(b->a, vars) && PlainLinear(b->b, vars);
+      }
+      default:
+        return false;
+    }
+  }
+
+  // Every binding is plain linear, and no two of the variables they use
+  // share a name (they would tie in the canonical term order).
+  static bool AllPlainLinear(const std::vector<Expr>& es) {
+    std::vector<const VarNode*> vars;
+    for (const Expr& e : es) {
+      if (!e.dtype().is_int() || !e.dtype().is_scalar() || !PlainLinear(e, &vars)) return false;
+    }
+    for (size_t i = 0; i < vars.size(); ++i) {
+      for (size_t j = 0; j < i; ++j) {
+        if (vars[i] != vars[j] && vars[i]->name == vars[j]->name) return false;
+      }
+    }
+    return true;
   }
 
   // Each side of each compared conjunct is simplified as the bindings are,
