@@ -69,23 +69,45 @@ class IterMapRewriter {
   const std::vector<std::shared_ptr<IterMarkNode>>& fused() const { return fused_; }
 
   IterSumExpr Rewrite(const Expr& e) {
+    bool uses = false;
+    return Rewrite(e, &uses);
+  }
+
+  // Sets *uses when e uses an iterator. Finding that out while rewriting,
+  // rather than by a walk at every level, keeps the rewrite linear.
+  IterSumExpr Rewrite(const Expr& e, bool* uses) {
+    *uses = false;
     if (!e.defined()) Fail("undefined index");
-    if (!UsesIters(e)) return Base(e);
+    if (e.kind() == ExprKind::kIntImm) return Base(e);
     if (const auto* v = e.as<VarNode>()) {
-      const auto& m = inputs_.at(v);
+      auto it = inputs_.find(v);
+      if (it == inputs_.end()) return Base(e);
+      *uses = true;
+      const auto& m = it->second;
       IterSumExpr s = Base(m->var_min);
       if (m->extent > 1) s.args.push_back({m, 1, m->extent, 1});
       return s;
     }
-    if (!e.dtype().is_int() || !e.dtype().is_scalar()) {
-      Fail("iterators used in an expression of type " + e.dtype().str());
-    }
     const auto* b = e.as<BinaryNode>();
-    if (b == nullptr) Fail("iterators used under an operation that is not + - * // %");
+    bool affine_op = e.kind() == ExprKind::kAdd || e.kind() == ExprKind::kSub ||
+                     e.kind() == ExprKind::kMul || e.kind() == ExprKind::kFloorDiv ||
+                     e.kind() == ExprKind::kFloorMod || e.kind() == ExprKind::kDiv ||
+                     e.kind() == ExprKind::kMod;
+    if (b == nullptr || !affine_op || !e.dtype().is_int() || !e.dtype().is_scalar()) {
+      if (!UsesIters(e)) return Base(e);
+      *uses = true;
+      if (!e.dtype().is_int() || !e.dtype().is_scalar()) {
+        Fail("iterators used in an expression of type " + e.dtype().str());
+      }
+      Fail("iterators used under an operation that is not + - * // %");
+    }
     switch (e.kind()) {
       case ExprKind::kAdd:
       case ExprKind::kSub: {
-        IterSumExpr x = Rewrite(b->a), y = Rewrite(b->b);
+        bool ua = false, ub = false;
+        IterSumExpr x = Rewrite(b->a, &ua), y = Rewrite(b->b, &ub);
+        if (!ua && !ub) return Base(e);
+        *uses = true;
         int64_t sign = e.kind() == ExprKind::kAdd ? 1 : -1;
         for (auto s : y.args) {
           s.scale *= sign;
@@ -95,7 +117,10 @@ class IterMapRewriter {
         return x;
       }
       case ExprKind::kMul: {
-        IterSumExpr x = Rewrite(b->a), y = Rewrite(b->b);
+        bool ua = false, ub = false;
+        IterSumExpr x = Rewrite(b->a, &ua), y = Rewrite(b->b, &ub);
+        if (!ua && !ub) return Base(e);
+        *uses = true;
         if (!x.args.empty() && !y.args.empty())
           Fail("product of two iterator expressions is not affine");
         if (x.args.empty()) std::swap(x, y);
@@ -109,20 +134,25 @@ class IterMapRewriter {
         return r;
       }
       case ExprKind::kFloorDiv:
-      case ExprKind::kFloorMod:
-        return DivMod(e.kind(), Rewrite(b->a), b->b);
-      case ExprKind::kDiv:
-      case ExprKind::kMod: {
+      case ExprKind::kFloorMod: {
+        bool ua = false;
+        IterSumExpr x = Rewrite(b->a, &ua);
+        if (!ua && !UsesIters(b->b)) return Base(e);
+        *uses = true;
+        return DivMod(e.kind(), std::move(x), b->b);
+      }
+      default: {  // kDiv, kMod
+        bool ua = false;
+        IterSumExpr x = Rewrite(b->a, &ua);
+        if (!ua && !UsesIters(b->b)) return Base(e);
+        *uses = true;
         // Truncation equals flooring on the non-negative values iterators take.
-        IterSumExpr x = Rewrite(b->a);
         if (!an_->CanProveGE(b->a, 0) && !NonNegative(x)) {
           Fail("truncating division of a value that may be negative");
         }
         return DivMod(e.kind() == ExprKind::kDiv ? ExprKind::kFloorDiv : ExprKind::kFloorMod, x,
                       b->b);
       }
-      default:
-        Fail("iterators used under an operation that is not + - * // %");
     }
   }
 

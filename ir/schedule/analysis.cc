@@ -1,6 +1,7 @@
 #include "ir/schedule/analysis.h"
 
 #include <algorithm>
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -517,7 +518,13 @@ bool IsRegionCovered(const StmtPath& scope_path, const BlockRealizeNode* consume
       std::vector<Interval> consumed =
           ConsumedUpperBound(consumed_region, LoopsBelow(cpath, lca), &an);
       std::vector<std::vector<Interval>> boxes;
-      std::string produced_text;
+      // What each producer was found to write, turned into words only if
+      // the check fails (printing regions costs more than the check).
+      struct Written {
+        const BlockNode* block;
+        std::optional<std::vector<Interval>> box;
+      };
+      std::vector<Written> written;
       for (const auto& [ppath, plca] : producers) {
         if (plca != lca) continue;
         const auto* prealize = ppath->back().as<BlockRealizeNode>();
@@ -526,14 +533,8 @@ bool IsRegionCovered(const StmtPath& scope_path, const BlockRealizeNode* consume
           if (w.buffer.get() != read.buffer.get()) continue;
           auto produced = ProducedLowerBound(Unbind(w, pbinding), LoopsBelow(*ppath, lca),
                                              prealize->predicate, &an);
-          if (!produced) {
-            produced_text = "block " + prealize->block->name +
-                            " writes a region that cannot be shown to be a full box";
-            continue;
-          }
-          if (!produced_text.empty()) produced_text += "; ";
-          produced_text += "block " + prealize->block->name + " writes " + RegionText(*produced);
-          boxes.push_back(std::move(*produced));
+          written.push_back({prealize->block.get(), produced});
+          if (produced) boxes.push_back(std::move(*produced));
         }
       }
       MergeBoxes(&boxes, &an);
@@ -541,6 +542,17 @@ bool IsRegionCovered(const StmtPath& scope_path, const BlockRealizeNode* consume
         return Covers(b, consumed, read.buffer, &an);
       });
       if (!covered) {
+        // A producer whose region is not a box restarts the list.
+        std::string produced_text;
+        for (const Written& wr : written) {
+          if (!wr.box) {
+            produced_text =
+                "block " + wr.block->name + " writes a region that cannot be shown to be a full box";
+            continue;
+          }
+          if (!produced_text.empty()) produced_text += "; ";
+          produced_text += "block " + wr.block->name + " writes " + RegionText(*wr.box);
+        }
         SetWhy(why, "the region of buffer " + read.buffer.name() + " that block " + cblock->name +
                         " reads, " + RegionText(consumed) +
                         ", is not covered by what its producers write (" + produced_text + ")");
