@@ -625,6 +625,24 @@ class BindingSimplifier : public IRMutator {
   }
 
  protected:
+  // Only block bindings and predicates change, and VisitBlockRealize
+  // rewrites those itself: the other expressions (indices, stored values,
+  // regions) need not be walked.
+  Expr VisitExpr(const Expr& e) override { return e; }
+
+  // Likewise only the statements of a block can hold blocks; its regions
+  // and buffers stay, and the block is copied only if a nested one changed.
+  Block VisitBlock(const Block& b) override {
+    const BlockNode* op = b.get();
+    Stmt init = op->init ? VisitStmt(*op->init) : Stmt();
+    Stmt body = VisitStmt(op->body);
+    if ((!op->init || init.same_as(*op->init)) && body.same_as(op->body)) return b;
+    BlockNode out = *op;
+    if (op->init) out.init = std::move(init);
+    out.body = std::move(body);
+    return Block(std::make_shared<const BlockNode>(std::move(out)));
+  }
+
   Stmt VisitFor(const Stmt& s, const ForNode* op) override {
     Enter(op->loop_var, {op->min, op->extent});
     Stmt out = IRMutator::VisitFor(s, op);
