@@ -490,13 +490,19 @@ bool IsRegionCovered(const StmtPath& scope_path, const BlockRealizeNode* consume
 
   arith::Analyzer an;
   // Every loop enclosing the consumer is bound, so that proofs about regions
-  // that depend on loops above the LCA can use their ranges.
-  for (const Stmt& s : scope_path) {
-    if (const auto* l = s.as<ForNode>()) an.Bind(l->loop_var, Range{l->min, l->extent});
-  }
-  for (const Stmt& s : cpath) {
-    if (const auto* l = s.as<ForNode>()) an.Bind(l->loop_var, Range{l->min, l->extent});
-  }
+  // that depend on loops above the LCA can use their ranges; only once a
+  // read has producers (a block reading only inputs needs no proof).
+  bool bound = false;
+  auto bind_loops = [&] {
+    if (bound) return;
+    bound = true;
+    for (const Stmt& s : scope_path) {
+      if (const auto* l = s.as<ForNode>()) an.Bind(l->loop_var, Range{l->min, l->extent});
+    }
+    for (const Stmt& s : cpath) {
+      if (const auto* l = s.as<ForNode>()) an.Bind(l->loop_var, Range{l->min, l->extent});
+    }
+  };
 
   for (const BufferRegion& read : cblock->reads) {
     // Producers are the earlier writers of the buffer (a RAW dependency).
@@ -507,6 +513,7 @@ bool IsRegionCovered(const StmtPath& scope_path, const BlockRealizeNode* consume
       producers.push_back({&*it, CommonPrefix(*it, cpath) - 1});
     }
     if (producers.empty()) continue;
+    bind_loops();
     std::vector<Range> consumed_region = Unbind(read, cbinding);
     // Each LCA position is checked on its own, innermost first, as TVM does.
     std::vector<size_t> lcas;

@@ -401,17 +401,20 @@ std::vector<VarDomain> Mover::BlockVarDomains() {
       IntervalSet req = arith::Union(per_block, &an_);
       Expr pmin = an_.Simplify(region.region[d].min);
       Expr pext = an_.Simplify(region.region[d].extent);
-      const std::string where = "dimension " + std::to_string(d) + " of buffer '" + buffer->name +
-                                "' (index " + ToText(region.region[d].min) + ")";
+      // Words for a failure only: printing the index costs more than the checks.
+      auto where = [&] {
+        return "dimension " + std::to_string(d) + " of buffer '" + buffer->name + "' (index " +
+               ToText(region.region[d].min) + ")";
+      };
       if (!IsConstInt(pext, 1)) {
-        Fail("block '" + block_name_ + "' accesses more than one element in " + where +
+        Fail("block '" + block_name_ + "' accesses more than one element in " + where() +
              "; compute location needs one element per block instance");
       }
       int64_t c;
       if (AsConstInt(pmin, &c)) {
         if (!an_.CanProveEqual(req.min, pmin) || !an_.CanProveEqual(req.max, pmin)) {
           Fail("block '" + block_name_ + "' only provides element " + std::to_string(c) + " of " +
-               where + ", but the blocks under loop " + loop_var_->name + " need [" +
+               where() + ", but the blocks under loop " + loop_var_->name + " need [" +
                ToText(req.min) + ", " + ToText(req.max) + "]");
         }
         continue;
@@ -419,7 +422,7 @@ std::vector<VarDomain> Mover::BlockVarDomains() {
       const auto* v = pmin.as<VarNode>();
       auto vi = v ? var_index.find(v) : var_index.end();
       if (vi == var_index.end()) {
-        Fail("block '" + block_name_ + "' indexes " + where +
+        Fail("block '" + block_name_ + "' indexes " + where() +
              " by an expression that is not a lone iteration variable; cannot derive its range");
       }
       Expr dim_max = an_.Simplify(Max(buffer->shape[d] - 1, IntImm(0, buffer->shape[d].dtype())));
