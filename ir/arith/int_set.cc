@@ -96,8 +96,18 @@ class SetEvaluator {
     return {comb(a.min, blo), comb(a.max, bhi)};
   }
 
+  // v >= k, read off a constant directly (most scales and divisors are) and
+  // otherwise asked of the analyzer.
+  bool ProveGE(const Expr& v, int64_t k) {
+    int64_t c;
+    if (AsConstInt(v, &c) && v.dtype().is_int()) return c >= k;
+    return an_->CanProveGE(v, k);
+  }
+
   // Sign of a point value: 1, -1, or 0 when it is not known.
   int Sign(const Expr& v) {
+    int64_t c;
+    if (AsConstInt(v, &c) && v.dtype().is_int()) return c >= 0 ? 1 : -1;
     if (an_->CanProveGE(v, 0)) return 1;
     if (an_->CanProveLT(v, 1)) return -1;
     return 0;
@@ -139,7 +149,7 @@ class SetEvaluator {
     }
     if (!b.is_single_point()) return IntervalSet::Everything();
     // Both floor and truncating division are monotone in the dividend.
-    int s = an_->CanProveGE(b.min, 1) ? 1 : (an_->CanProveLT(b.min, 0) ? -1 : 0);
+    int s = ProveGE(b.min, 1) ? 1 : (an_->CanProveLT(b.min, 0) ? -1 : 0);
     auto div = [&](const Expr& x) { return x.defined() ? Binary(kind, x, b.min) : Expr(); };
     if (s > 0) return {div(a.min), div(a.max)};
     if (s < 0) return {div(a.max), div(a.min)};
@@ -150,10 +160,10 @@ class SetEvaluator {
     if (a.is_single_point() && b.is_single_point()) {
       return IntervalSet::SinglePoint(Binary(kind, a.min, b.min));
     }
-    if (!b.is_single_point() || !an_->CanProveGE(b.min, 1)) return IntervalSet::Everything();
+    if (!b.is_single_point() || !ProveGE(b.min, 1)) return IntervalSet::Everything();
     const Expr& c = b.min;
     DataType t = c.dtype();
-    bool nonneg = a.has_lower_bound() && an_->CanProveGE(a.min, 0);
+    bool nonneg = a.has_lower_bound() && ProveGE(a.min, 0);
     if (kind == ExprKind::kMod && !nonneg) {
       // Truncating remainder of a possibly negative value: |r| < c.
       return {Sub(IntImm(1, t), c), Sub(c, IntImm(1, t))};
