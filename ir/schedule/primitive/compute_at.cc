@@ -369,9 +369,12 @@ Mover::RequiredRegions() {
       std::vector<IntervalSet> dims;
       for (size_t d = 0; d < region.region.size(); ++d) {
         const Range& rg = region.region[d];
-        Expr lo = Substitute(rg.min, binding);
-        Expr hi = Substitute(rg.min + rg.extent - 1, binding);
-        IntervalSet s{arith::EvalSet(lo, dom, &an_).min, arith::EvalSet(hi, dom, &an_).max};
+        IntervalSet lo = arith::EvalSet(Substitute(rg.min, binding), dom, &an_);
+        // A point access (extent 1, the common case) ends where it starts.
+        IntervalSet hi = IsConstInt(rg.extent, 1)
+                             ? lo
+                             : arith::EvalSet(Substitute(rg.min + rg.extent - 1, binding), dom, &an_);
+        IntervalSet s{lo.min, hi.max};
         if (!s.is_bounded()) {
           Fail("cannot bound dimension " + std::to_string(d) + " of the region of buffer '" +
                region.buffer->name + "' that block '" + b->name + "' accesses under loop " +
