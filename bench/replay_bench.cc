@@ -2,9 +2,13 @@
 // structure MetaSchedule's CPU rules produce, with write caching and the
 // parallel/vectorize/unroll annotations, then the postprocessing it implies)
 // on one core. Goal: at least 5,000 replays/s. Figures only: never asserted.
+#include <algorithm>
 #include <cstdio>
+#include <cstdlib>
+#include <string>
 
 #include "bench/bench_util.h"
+#include "ir/printer.h"
 #include "ir/schedule/schedule.h"
 #include "ir/workloads/suite.h"
 
@@ -55,27 +59,37 @@ Trace MultiLevelTilingTrace(const PrimFunc& gmm) {
 
 }  // namespace
 
-int main() {
+// Optional arguments: replays per timed round (500) and timed rounds (5),
+// small values for profiling under valgrind; or --print: the trace JSON and
+// the scheduled program.
+int main(int argc, char** argv) {
   const PrimFunc gmm = MakeWorkload("GMM", 3);
   const Trace trace = Trace::FromJSONString(MultiLevelTilingTrace(gmm).AsJSONString());
   const std::string json = trace.AsJSONString();
-  const int per_round = 500;
+  if (argc > 1 && std::string(argv[1]) == "--print") {
+    Schedule sch(gmm, 1);
+    trace.ApplyToSchedule(&sch, false);
+    std::printf("%s\n%s\n", json.c_str(), ToText(sch.func()).c_str());
+    return 0;
+  }
+  const int per_round = argc > 1 ? std::max(1, std::atoi(argv[1])) : 500;
+  const int rounds = argc > 2 ? std::max(1, std::atoi(argv[2])) : 5;
   size_t sink = 0;
-  double replay = kiln::bench::BestSeconds(5, [&] {
+  double replay = kiln::bench::BestSeconds(rounds, [&] {
     for (int i = 0; i < per_round; ++i) {
       Schedule sch(gmm, 1);
       trace.ApplyToSchedule(&sch, /*remove_postproc=*/false);
       sink += sch.trace().size();
     }
   });
-  double parse_and_replay = kiln::bench::BestSeconds(5, [&] {
+  double parse_and_replay = kiln::bench::BestSeconds(rounds, [&] {
     for (int i = 0; i < per_round; ++i) {
       Schedule sch(gmm, 1);
       Trace::FromJSONString(json).ApplyToSchedule(&sch, false);
       sink += sch.trace().size();
     }
   });
-  double fresh = kiln::bench::BestSeconds(5, [&] {
+  double fresh = kiln::bench::BestSeconds(rounds, [&] {
     for (int i = 0; i < per_round; ++i) {
       Schedule sch(gmm, i + 1);
       trace.WithoutDecisions().ApplyToSchedule(&sch, false);

@@ -27,6 +27,9 @@ class SetEvaluator {
  public:
   SetEvaluator(const IntSetMap& dom, Analyzer* an) : dom_(dom), an_(an) {}
 
+  // The bounds are simplified once, at the top: every decision below (signs,
+  // periods, constant corners) asks the analyzer, which simplifies what it
+  // is asked, so simplifying each sub-result as well would only repeat work.
   IntervalSet Eval(const Expr& e) {
     IntervalSet s = EvalNode(e);
     if (s.min.defined()) s.min = an_->Simplify(s.min);
@@ -35,6 +38,8 @@ class SetEvaluator {
   }
 
  private:
+  IntervalSet Part(const Expr& e) { return EvalNode(e); }
+
   IntervalSet EvalNode(const Expr& e) {
     if (const auto* v = e.as<VarNode>()) {
       auto it = dom_.find(v);
@@ -45,35 +50,35 @@ class SetEvaluator {
     if (const auto* b = e.as<BinaryNode>()) {
       switch (e.kind()) {
         case ExprKind::kAdd:
-          return AddSets(Eval(b->a), Eval(b->b), false);
+          return AddSets(Part(b->a), Part(b->b), false);
         case ExprKind::kSub:
-          return AddSets(Eval(b->a), Eval(b->b), true);
+          return AddSets(Part(b->a), Part(b->b), true);
         case ExprKind::kMul:
-          return MulSets(Eval(b->a), Eval(b->b));
+          return MulSets(Part(b->a), Part(b->b));
         case ExprKind::kFloorDiv:
         case ExprKind::kDiv:
-          return DivSets(e.kind(), Eval(b->a), Eval(b->b));
+          return DivSets(e.kind(), Part(b->a), Part(b->b));
         case ExprKind::kFloorMod:
         case ExprKind::kMod:
-          return ModSets(e.kind(), Eval(b->a), Eval(b->b));
+          return ModSets(e.kind(), Part(b->a), Part(b->b));
         case ExprKind::kMin:
         case ExprKind::kMax:
-          return MinMaxSets(e.kind(), Eval(b->a), Eval(b->b));
+          return MinMaxSets(e.kind(), Part(b->a), Part(b->b));
         default:
           return IntervalSet::Everything();
       }
     }
     if (const auto* s = e.as<SelectNode>()) {
-      return Union(Eval(s->true_value), Eval(s->false_value), an_);
+      return Union(Part(s->true_value), Part(s->false_value), an_);
     }
     if (const auto* c = e.as<CallNode>(); c && c->op == CallOp::kIfThenElse) {
-      return Union(Eval(c->args[1]), Eval(c->args[2]), an_);
+      return Union(Part(c->args[1]), Part(c->args[2]), an_);
     }
     if (const auto* c = e.as<CastNode>()) {
       DataType from = c->value.dtype(), to = e.dtype();
       // Widening an integer keeps order; anything else may wrap.
       if (from.is_integer() && from.is_int() == to.is_int() && to.bits() >= from.bits()) {
-        IntervalSet s = Eval(c->value);
+        IntervalSet s = Part(c->value);
         return {s.min.defined() ? Cast(to, s.min) : Expr(),
                 s.max.defined() ? Cast(to, s.max) : Expr()};
       }
@@ -91,8 +96,18 @@ class SetEvaluator {
     return {comb(a.min, blo), comb(a.max, bhi)};
   }
 
+  // v >= k, read off a constant directly (most scales and divisors are) and
+  // otherwise asked of the analyzer.
+  bool ProveGE(const Expr& v, int64_t k) {
+    int64_t c;
+    if (AsConstInt(v, &c) && v.dtype().is_int()) return c >= k;
+    return an_->CanProveGE(v, k);
+  }
+
   // Sign of a point value: 1, -1, or 0 when it is not known.
   int Sign(const Expr& v) {
+    int64_t c;
+    if (AsConstInt(v, &c) && v.dtype().is_int()) return c >= 0 ? 1 : -1;
     if (an_->CanProveGE(v, 0)) return 1;
     if (an_->CanProveLT(v, 1)) return -1;
     return 0;
@@ -134,7 +149,7 @@ class SetEvaluator {
     }
     if (!b.is_single_point()) return IntervalSet::Everything();
     // Both floor and truncating division are monotone in the dividend.
-    int s = an_->CanProveGE(b.min, 1) ? 1 : (an_->CanProveLT(b.min, 0) ? -1 : 0);
+    int s = ProveGE(b.min, 1) ? 1 : (an_->CanProveLT(b.min, 0) ? -1 : 0);
     auto div = [&](const Expr& x) { return x.defined() ? Binary(kind, x, b.min) : Expr(); };
     if (s > 0) return {div(a.min), div(a.max)};
     if (s < 0) return {div(a.max), div(a.min)};
@@ -145,10 +160,10 @@ class SetEvaluator {
     if (a.is_single_point() && b.is_single_point()) {
       return IntervalSet::SinglePoint(Binary(kind, a.min, b.min));
     }
-    if (!b.is_single_point() || !an_->CanProveGE(b.min, 1)) return IntervalSet::Everything();
+    if (!b.is_single_point() || !ProveGE(b.min, 1)) return IntervalSet::Everything();
     const Expr& c = b.min;
     DataType t = c.dtype();
-    bool nonneg = a.has_lower_bound() && an_->CanProveGE(a.min, 0);
+    bool nonneg = a.has_lower_bound() && ProveGE(a.min, 0);
     if (kind == ExprKind::kMod && !nonneg) {
       // Truncating remainder of a possibly negative value: |r| < c.
       return {Sub(IntImm(1, t), c), Sub(c, IntImm(1, t))};

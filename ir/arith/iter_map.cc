@@ -20,13 +20,24 @@ bool SameSplitPlace(const IterSplitExpr& a, const IterSplitExpr& b) {
 }
 
 std::string SplitName(const IterSplitExpr& s) {
-  std::string r = s.source->name;
+  std::string r = IterMarkName(*s.source);
   if (s.lower_factor != 1) r = "(" + r + " // " + std::to_string(s.lower_factor) + ")";
   if (s.lower_factor * s.extent != s.source->extent)
     r = "(" + r + " % " + std::to_string(s.extent) + ")";
   if (s.scale != 1) r += " * " + std::to_string(s.scale);
   return r;
 }
+
+}  // namespace
+
+std::string IterMarkName(const IterMarkNode& m) {
+  if (m.var.defined()) return m.var.name();
+  std::string name = "fused(";
+  for (size_t i = 0; i < m.sum.args.size(); ++i) name += (i ? ", " : "") + SplitName(m.sum.args[i]);
+  return name + ")";
+}
+
+namespace {
 
 // Thrown inside the rewriter; turned into an error string per index.
 struct IterMapFailure {
@@ -50,7 +61,6 @@ class IterMapRewriter {
     m->var = v;
     m->var_min = an_->Simplify(r.min);
     m->extent = ext;
-    m->name = v.name();
     inputs_[v.get()] = m;
     input_order_.push_back(m);
   }
@@ -59,23 +69,45 @@ class IterMapRewriter {
   const std::vector<std::shared_ptr<IterMarkNode>>& fused() const { return fused_; }
 
   IterSumExpr Rewrite(const Expr& e) {
+    bool uses = false;
+    return Rewrite(e, &uses);
+  }
+
+  // Sets *uses when e uses an iterator. Finding that out while rewriting,
+  // rather than by a walk at every level, keeps the rewrite linear.
+  IterSumExpr Rewrite(const Expr& e, bool* uses) {
+    *uses = false;
     if (!e.defined()) Fail("undefined index");
-    if (!UsesIters(e)) return Base(e);
+    if (e.kind() == ExprKind::kIntImm) return Base(e);
     if (const auto* v = e.as<VarNode>()) {
-      const auto& m = inputs_.at(v);
+      auto it = inputs_.find(v);
+      if (it == inputs_.end()) return Base(e);
+      *uses = true;
+      const auto& m = it->second;
       IterSumExpr s = Base(m->var_min);
       if (m->extent > 1) s.args.push_back({m, 1, m->extent, 1});
       return s;
     }
-    if (!e.dtype().is_int() || !e.dtype().is_scalar()) {
-      Fail("iterators used in an expression of type " + e.dtype().str());
-    }
     const auto* b = e.as<BinaryNode>();
-    if (b == nullptr) Fail("iterators used under an operation that is not + - * // %");
+    bool affine_op = e.kind() == ExprKind::kAdd || e.kind() == ExprKind::kSub ||
+                     e.kind() == ExprKind::kMul || e.kind() == ExprKind::kFloorDiv ||
+                     e.kind() == ExprKind::kFloorMod || e.kind() == ExprKind::kDiv ||
+                     e.kind() == ExprKind::kMod;
+    if (b == nullptr || !affine_op || !e.dtype().is_int() || !e.dtype().is_scalar()) {
+      if (!UsesIters(e)) return Base(e);
+      *uses = true;
+      if (!e.dtype().is_int() || !e.dtype().is_scalar()) {
+        Fail("iterators used in an expression of type " + e.dtype().str());
+      }
+      Fail("iterators used under an operation that is not + - * // %");
+    }
     switch (e.kind()) {
       case ExprKind::kAdd:
       case ExprKind::kSub: {
-        IterSumExpr x = Rewrite(b->a), y = Rewrite(b->b);
+        bool ua = false, ub = false;
+        IterSumExpr x = Rewrite(b->a, &ua), y = Rewrite(b->b, &ub);
+        if (!ua && !ub) return Base(e);
+        *uses = true;
         int64_t sign = e.kind() == ExprKind::kAdd ? 1 : -1;
         for (auto s : y.args) {
           s.scale *= sign;
@@ -85,7 +117,10 @@ class IterMapRewriter {
         return x;
       }
       case ExprKind::kMul: {
-        IterSumExpr x = Rewrite(b->a), y = Rewrite(b->b);
+        bool ua = false, ub = false;
+        IterSumExpr x = Rewrite(b->a, &ua), y = Rewrite(b->b, &ub);
+        if (!ua && !ub) return Base(e);
+        *uses = true;
         if (!x.args.empty() && !y.args.empty())
           Fail("product of two iterator expressions is not affine");
         if (x.args.empty()) std::swap(x, y);
@@ -99,20 +134,25 @@ class IterMapRewriter {
         return r;
       }
       case ExprKind::kFloorDiv:
-      case ExprKind::kFloorMod:
-        return DivMod(e.kind(), Rewrite(b->a), b->b);
-      case ExprKind::kDiv:
-      case ExprKind::kMod: {
+      case ExprKind::kFloorMod: {
+        bool ua = false;
+        IterSumExpr x = Rewrite(b->a, &ua);
+        if (!ua && !UsesIters(b->b)) return Base(e);
+        *uses = true;
+        return DivMod(e.kind(), std::move(x), b->b);
+      }
+      default: {  // kDiv, kMod
+        bool ua = false;
+        IterSumExpr x = Rewrite(b->a, &ua);
+        if (!ua && !UsesIters(b->b)) return Base(e);
+        *uses = true;
         // Truncation equals flooring on the non-negative values iterators take.
-        IterSumExpr x = Rewrite(b->a);
         if (!an_->CanProveGE(b->a, 0) && !NonNegative(x)) {
           Fail("truncating division of a value that may be negative");
         }
         return DivMod(e.kind() == ExprKind::kDiv ? ExprKind::kFloorDiv : ExprKind::kFloorMod, x,
                       b->b);
       }
-      default:
-        Fail("iterators used under an operation that is not + - * // %");
     }
   }
 
@@ -269,9 +309,6 @@ class IterMapRewriter {
     auto m = std::make_shared<IterMarkNode>();
     m->sum = norm;
     m->extent = extent;
-    std::string name = "fused(";
-    for (size_t i = 0; i < norm.args.size(); ++i) name += (i ? ", " : "") + SplitName(norm.args[i]);
-    m->name = name + ")";
     fused_.push_back(m);
     return m;
   }
@@ -343,7 +380,7 @@ struct Use {
 };
 
 std::string Where(const Use& u) {
-  return u.index >= 0 ? "index " + std::to_string(u.index) : u.fusion->name;
+  return u.index >= 0 ? "index " + std::to_string(u.index) : IterMarkName(*u.fusion);
 }
 
 void CheckUses(const IterMarkNode& m, std::vector<Use> uses, IterMapLevel level,
@@ -354,12 +391,12 @@ void CheckUses(const IterMarkNode& m, std::vector<Use> uses, IterMapLevel level,
   for (size_t i = 0; i < uses.size(); ++i) {
     const Use& u = uses[i];
     if (u.lower < next) {
-      errors->push_back("iterator " + m.name + " is used twice (overlap): by " + Where(uses[i - 1]) +
+      errors->push_back("iterator " + IterMarkName(m) + " is used twice (overlap): by " + Where(uses[i - 1]) +
                         " and " + Where(u));
       return;
     }
     if (u.lower > next && level == IterMapLevel::kBijective) {
-      errors->push_back("iterator " + m.name + " is not fully used: the part below " +
+      errors->push_back("iterator " + IterMarkName(m) + " is not fully used: the part below " +
                         std::to_string(u.lower) + " from " + std::to_string(next) +
                         " appears in no index");
       return;
@@ -367,7 +404,7 @@ void CheckUses(const IterMarkNode& m, std::vector<Use> uses, IterMapLevel level,
     next = u.lower * u.extent;
   }
   if (level == IterMapLevel::kBijective && next != m.extent) {
-    errors->push_back("iterator " + m.name + " (extent " + std::to_string(m.extent) +
+    errors->push_back("iterator " + IterMarkName(m) + " (extent " + std::to_string(m.extent) +
                       ") is only covered up to " + std::to_string(next) + " by the indices");
   }
 }
@@ -478,7 +515,7 @@ IterMapResult DetectIterMap(const std::vector<Expr>& indices,
         if (plo >= phi) continue;
         int64_t la = plo / a.scale, lb = phi / a.scale;
         if (plo % a.scale != 0 || phi % a.scale != 0 || lb % la != 0) {
-          result.errors.push_back("iterator " + f->name + " is used in part, split across " +
+          result.errors.push_back("iterator " + IterMarkName(*f) + " is used in part, split across " +
                                   SplitName(a));
           continue;
         }
@@ -490,7 +527,7 @@ IterMapResult DetectIterMap(const std::vector<Expr>& indices,
     auto it = uses.find(&m);
     if (it == uses.end()) {
       if (level == IterMapLevel::kBijective && m.extent > 1 && m.var.defined()) {
-        result.errors.push_back("iterator " + m.name + " is not used by any index");
+        result.errors.push_back("iterator " + IterMarkName(m) + " is not used by any index");
       }
       return;
     }
@@ -603,7 +640,7 @@ SubspaceDivision SubspaceDivide(const std::vector<Expr>& indices,
     int64_t full = 1;
     for (const auto& a : m.sum.args) full *= a.extent;
     if (split.lower_factor != 1 || split.extent != m.extent || full != m.extent) {
-      result.errors.push_back(where + "only part of the fused iterator " + m.name +
+      result.errors.push_back(where + "only part of the fused iterator " + IterMarkName(m) +
                               " is used, so it cannot be divided");
       continue;
     }
@@ -620,12 +657,12 @@ SubspaceDivision SubspaceDivide(const std::vector<Expr>& indices,
       }
     }
     if (bad) {
-      result.errors.push_back(where + "the fused iterator " + m.name +
+      result.errors.push_back(where + "the fused iterator " + IterMarkName(m) +
                               " interleaves outer and inner iterators");
       continue;
     }
     if (split.scale != 1) {
-      result.errors.push_back(where + "the fused iterator " + m.name + " is scaled by " +
+      result.errors.push_back(where + "the fused iterator " + IterMarkName(m) + " is scaled by " +
                               std::to_string(split.scale) + " and cannot be divided");
       continue;
     }

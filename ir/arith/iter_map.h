@@ -48,8 +48,11 @@ struct IterMarkNode {
   Expr var_min;
   IterSumExpr sum;
   int64_t extent = 1;
-  std::string name;  // for messages: the variable, or "fused(i, j)"
 };
+
+// For messages: the variable's name, or "fused(i, (j // 4))". Made only when
+// a message needs it, not for every mark (most maps are fine).
+std::string IterMarkName(const IterMarkNode& m);
 
 enum class IterMapLevel {
   // Every point of the iterator space maps to a distinct index tuple and every

@@ -6,15 +6,6 @@
 
 namespace kiln::ir::arith {
 
-int64_t WrapInt(DataType t, int64_t v) {
-  if (t.is_bool()) return v != 0;
-  if (t.bits() >= 64) return v;
-  uint64_t mask = (uint64_t{1} << t.bits()) - 1;
-  uint64_t u = static_cast<uint64_t>(v) & mask;
-  if (t.is_int() && (u >> (t.bits() - 1))) u |= ~mask;
-  return static_cast<int64_t>(u);
-}
-
 namespace {
 
 int64_t WrapAdd(DataType t, int64_t a, int64_t b) {

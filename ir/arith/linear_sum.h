@@ -17,7 +17,15 @@
 namespace kiln::ir::arith {
 
 // v reduced to the value range of integer type t (two's complement).
-int64_t WrapInt(DataType t, int64_t v);
+// Inline: the simplifier calls it for every constant it touches.
+inline int64_t WrapInt(DataType t, int64_t v) {
+  if (t.is_bool()) return v != 0;
+  if (t.bits() >= 64) return v;
+  uint64_t mask = (uint64_t{1} << t.bits()) - 1;
+  uint64_t u = static_cast<uint64_t>(v) & mask;
+  if (t.is_int() && (u >> (t.bits() - 1))) u |= ~mask;
+  return static_cast<int64_t>(u);
+}
 
 struct LinearSum {
   struct Term {

@@ -1,6 +1,7 @@
 #include "ir/schedule/analysis.h"
 
 #include <algorithm>
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -137,6 +138,11 @@ std::vector<Interval> ConsumedUpperBound(const std::vector<Range>& region,
   std::vector<Interval> out;
   for (const Range& r : region) {
     arith::IntervalSet lo = arith::EvalSet(r.min, dom, an);
+    // A point access (extent 1, the common case) ends where it starts.
+    if (IsConstInt(r.extent, 1)) {
+      out.push_back({lo.min, lo.max});
+      continue;
+    }
     arith::IntervalSet hi = arith::EvalSet(r.min + r.extent - 1, dom, an);
     out.push_back({lo.min, hi.max});
   }
@@ -147,6 +153,12 @@ bool Covers(const std::vector<Interval>& produced, const std::vector<Interval>& 
             const Buffer& buffer, arith::Analyzer* an) {
   for (size_t d = 0; d < produced.size(); ++d) {
     if (!consumed[d].min.defined() || !consumed[d].max.defined()) return false;
+    // Clamping both sides to the buffer is monotone, so bounds that nest
+    // unclamped nest clamped too: try that cheaper proof first.
+    if (an->CanProve(LE(produced[d].min, consumed[d].min)) &&
+        an->CanProve(LE(consumed[d].max, produced[d].max))) {
+      continue;
+    }
     Expr top = buffer.shape()[d] - 1;
     Expr zero = IntImm(0, top.dtype());
     Expr pmin = an->Simplify(Max(produced[d].min, zero));
@@ -409,7 +421,7 @@ bool IsCompleteBlock(const StmtPath& block_path, std::string* why) {
   return true;
 }
 
-bool IsReductionBlock(const StmtPath& block_path, std::string* why) {
+bool IsReductionBlock(const StmtPath& block_path, std::string* why, bool binding_known_affine) {
   const auto* realize = block_path.back().as<BlockRealizeNode>();
   if (realize == nullptr) {
     SetWhy(why, "the statement is not a block");
@@ -422,7 +434,7 @@ bool IsReductionBlock(const StmtPath& block_path, std::string* why) {
     return false;
   }
   std::string inner;
-  if (!IsAffineBinding(block_path, &inner)) {
+  if (!binding_known_affine && !IsAffineBinding(block_path, &inner)) {
     SetWhy(why, prefix + inner);
     return false;
   }
@@ -489,13 +501,19 @@ bool IsRegionCovered(const StmtPath& scope_path, const BlockRealizeNode* consume
 
   arith::Analyzer an;
   // Every loop enclosing the consumer is bound, so that proofs about regions
-  // that depend on loops above the LCA can use their ranges.
-  for (const Stmt& s : scope_path) {
-    if (const auto* l = s.as<ForNode>()) an.Bind(l->loop_var, Range{l->min, l->extent});
-  }
-  for (const Stmt& s : cpath) {
-    if (const auto* l = s.as<ForNode>()) an.Bind(l->loop_var, Range{l->min, l->extent});
-  }
+  // that depend on loops above the LCA can use their ranges; only once a
+  // read has producers (a block reading only inputs needs no proof).
+  bool bound = false;
+  auto bind_loops = [&] {
+    if (bound) return;
+    bound = true;
+    for (const Stmt& s : scope_path) {
+      if (const auto* l = s.as<ForNode>()) an.Bind(l->loop_var, Range{l->min, l->extent});
+    }
+    for (const Stmt& s : cpath) {
+      if (const auto* l = s.as<ForNode>()) an.Bind(l->loop_var, Range{l->min, l->extent});
+    }
+  };
 
   for (const BufferRegion& read : cblock->reads) {
     // Producers are the earlier writers of the buffer (a RAW dependency).
@@ -506,6 +524,7 @@ bool IsRegionCovered(const StmtPath& scope_path, const BlockRealizeNode* consume
       producers.push_back({&*it, CommonPrefix(*it, cpath) - 1});
     }
     if (producers.empty()) continue;
+    bind_loops();
     std::vector<Range> consumed_region = Unbind(read, cbinding);
     // Each LCA position is checked on its own, innermost first, as TVM does.
     std::vector<size_t> lcas;
@@ -517,7 +536,13 @@ bool IsRegionCovered(const StmtPath& scope_path, const BlockRealizeNode* consume
       std::vector<Interval> consumed =
           ConsumedUpperBound(consumed_region, LoopsBelow(cpath, lca), &an);
       std::vector<std::vector<Interval>> boxes;
-      std::string produced_text;
+      // What each producer was found to write, turned into words only if
+      // the check fails (printing regions costs more than the check).
+      struct Written {
+        const BlockNode* block;
+        std::optional<std::vector<Interval>> box;
+      };
+      std::vector<Written> written;
       for (const auto& [ppath, plca] : producers) {
         if (plca != lca) continue;
         const auto* prealize = ppath->back().as<BlockRealizeNode>();
@@ -526,14 +551,8 @@ bool IsRegionCovered(const StmtPath& scope_path, const BlockRealizeNode* consume
           if (w.buffer.get() != read.buffer.get()) continue;
           auto produced = ProducedLowerBound(Unbind(w, pbinding), LoopsBelow(*ppath, lca),
                                              prealize->predicate, &an);
-          if (!produced) {
-            produced_text = "block " + prealize->block->name +
-                            " writes a region that cannot be shown to be a full box";
-            continue;
-          }
-          if (!produced_text.empty()) produced_text += "; ";
-          produced_text += "block " + prealize->block->name + " writes " + RegionText(*produced);
-          boxes.push_back(std::move(*produced));
+          written.push_back({prealize->block.get(), produced});
+          if (produced) boxes.push_back(std::move(*produced));
         }
       }
       MergeBoxes(&boxes, &an);
@@ -541,6 +560,17 @@ bool IsRegionCovered(const StmtPath& scope_path, const BlockRealizeNode* consume
         return Covers(b, consumed, read.buffer, &an);
       });
       if (!covered) {
+        // A producer whose region is not a box restarts the list.
+        std::string produced_text;
+        for (const Written& wr : written) {
+          if (!wr.box) {
+            produced_text =
+                "block " + wr.block->name + " writes a region that cannot be shown to be a full box";
+            continue;
+          }
+          if (!produced_text.empty()) produced_text += "; ";
+          produced_text += "block " + wr.block->name + " writes " + RegionText(*wr.box);
+        }
         SetWhy(why, "the region of buffer " + read.buffer.name() + " that block " + cblock->name +
                         " reads, " + RegionText(consumed) +
                         ", is not covered by what its producers write (" + produced_text + ")");
@@ -613,6 +643,24 @@ class BindingSimplifier : public IRMutator {
   }
 
  protected:
+  // Only block bindings and predicates change, and VisitBlockRealize
+  // rewrites those itself: the other expressions (indices, stored values,
+  // regions) need not be walked.
+  Expr VisitExpr(const Expr& e) override { return e; }
+
+  // Likewise only the statements of a block can hold blocks; its regions
+  // and buffers stay, and the block is copied only if a nested one changed.
+  Block VisitBlock(const Block& b) override {
+    const BlockNode* op = b.get();
+    Stmt init = op->init ? VisitStmt(*op->init) : Stmt();
+    Stmt body = VisitStmt(op->body);
+    if ((!op->init || init.same_as(*op->init)) && body.same_as(op->body)) return b;
+    BlockNode out = *op;
+    if (op->init) out.init = std::move(init);
+    out.body = std::move(body);
+    return Block(std::make_shared<const BlockNode>(std::move(out)));
+  }
+
   Stmt VisitFor(const Stmt& s, const ForNode* op) override {
     Enter(op->loop_var, {op->min, op->extent});
     Stmt out = IRMutator::VisitFor(s, op);
@@ -645,10 +693,25 @@ class BindingSimplifier : public IRMutator {
   // of the scope's loops, each is rewritten to its normal form (which folds
   // the floordiv / floormod chains fuse-after-split leaves); otherwise each
   // is simplified on its own.
+  //
+  // Bindings made only of + - and * need no iteration map: the map is an
+  // exact rewrite of each index, so when it is found the simplified normal
+  // form is the canonical linear form Simplify gives the binding itself, and
+  // when it is not, Simplify is what is used anyway. (Equal linear forms
+  // print alike unless two variables share a name; then the map is built.)
   std::vector<Expr> SimplifyValues(const std::vector<Expr>& values, const Expr& pred) {
     std::vector<Expr> in;
+    in.reserve(values.size());
     for (const Expr& v : values) in.push_back(preserve_ ? v : Substitute(v, unit_));
     std::vector<Expr> out;
+    out.reserve(in.size());
+    if (AllPlainLinear(in)) {
+      for (size_t i = 0; i < in.size(); ++i) {
+        Expr nv = an_.Simplify(in[i]);
+        out.push_back(nv.same_as(values[i]) || StructuralEqual(nv, values[i]) ? values[i] : nv);
+      }
+      return out;
+    }
     Expr p = pred.defined() && !IsConstInt(pred, 1) ? pred : Expr();
     arith::IterMapResult map;
     if (!in.empty() && !scope_loops_.empty()) {
@@ -666,6 +729,40 @@ class BindingSimplifier : public IRMutator {
       out.push_back(StructuralEqual(nv, values[i]) ? values[i] : nv);
     }
     return out;
+  }
+
+  // Var, IntImm, + - * only; collects the variables.
+  static bool PlainLinear(const Expr& e, std::vector<const VarNode*>* vars) {
+    switch (e.kind()) {
+      case ExprKind::kVar:
+        vars->push_back(e.as<VarNode>());
+        return true;
+      case ExprKind::kIntImm:
+        return true;
+      case ExprKind::kAdd:
+      case ExprKind::kSub:
+      case ExprKind::kMul: {
+        const auto* b = e.as<BinaryNode>();
+        return PlainLinear(b->a, vars) && PlainLinear(b->b, vars);
+      }
+      default:
+        return false;
+    }
+  }
+
+  // Every binding is plain linear, and no two of the variables they use
+  // share a name (they would tie in the canonical term order).
+  static bool AllPlainLinear(const std::vector<Expr>& es) {
+    std::vector<const VarNode*> vars;
+    for (const Expr& e : es) {
+      if (!e.dtype().is_int() || !e.dtype().is_scalar() || !PlainLinear(e, &vars)) return false;
+    }
+    for (size_t i = 0; i < vars.size(); ++i) {
+      for (size_t j = 0; j < i; ++j) {
+        if (vars[i] != vars[j] && vars[i]->name == vars[j]->name) return false;
+      }
+    }
+    return true;
   }
 
   // Each side of each compared conjunct is simplified as the bindings are,

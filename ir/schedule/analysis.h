@@ -72,7 +72,10 @@ bool IsDominantBlock(const Stmt& scope, const BlockNode& block, std::string* why
 bool IsCompleteBlock(const StmtPath& block_path, std::string* why = nullptr);
 // Has an init, affine binding, only data-parallel and reduction iter vars,
 // dominant writer, and no reduction iter var indexes a written buffer.
-bool IsReductionBlock(const StmtPath& block_path, std::string* why = nullptr);
+// binding_known_affine skips the binding check for a caller that has just
+// made it (IsAffineBinding succeeded on this very path).
+bool IsReductionBlock(const StmtPath& block_path, std::string* why = nullptr,
+                      bool binding_known_affine = false);
 
 // ---- Dataflow in a scope -------------------------------------------------------
 

@@ -130,6 +130,13 @@ void Schedule::Record(const std::string& kind, std::vector<InstArg> inputs, nloh
   trace_.Append(std::move(inst), std::move(decision));
 }
 
+bool Schedule::KnowsFact(const std::string& fact) const {
+  for (const std::string& f : facts_) {
+    if (f == fact) return true;
+  }
+  return false;
+}
+
 InstArg Schedule::Arg(BlockOrLoop t) {
   if (const auto* b = std::get_if<BlockRV>(&t)) return InstArg::Of(b->ref());
   return InstArg::Of(std::get<LoopRV>(t).ref());

@@ -128,8 +128,26 @@ class Schedule {
 
   // ---- For primitive implementations --------------------------------------
   // Installs a new function body (after a primitive rebuilt the tree).
-  void SetBody(Stmt body) { func_.body = std::move(body); }
-  void SetFunc(PrimFunc f) { func_ = std::move(f); }
+  // Either forgets every fact proved about the old function (see KnowsFact).
+  void SetBody(Stmt body) {
+    func_.body = std::move(body);
+    facts_.clear();
+  }
+  void SetFunc(PrimFunc f) {
+    func_ = std::move(f);
+    facts_.clear();
+  }
+  // For a primitive that changed only loop kinds, thread tags or
+  // annotations: no fact below depends on them, so the facts stay.
+  void SetBodyKeepingFacts(Stmt body) { func_.body = std::move(body); }
+
+  // Facts proved about the current function ("stage pipeline: root",
+  // "affine: C"), so that primitives applied one after another do not prove
+  // them again: parallel, then unannotate, then vectorize check the same
+  // scope and bindings. Only successful checks are noted (a failure is
+  // checked again and explained). Keys name blocks, which are unique.
+  bool KnowsFact(const std::string& fact) const;
+  void NoteFact(std::string fact) { facts_.push_back(std::move(fact)); }
   BlockRV NewBlockRV(const std::string& block_name);
   // Re-points every block handle naming `from` at `to`, for a primitive that
   // renames a block it keeps (decompose_reduction's "<name>_update").
@@ -161,6 +179,7 @@ class Schedule {
   RandomEngine rng_;
   Trace trace_;
   std::vector<Symbol> symbols_;
+  std::vector<std::string> facts_;  // few: a vector beats a hash set
 };
 
 }  // namespace kiln::ir

@@ -109,15 +109,19 @@ InstArg ArgFromJSON(const json& j, const std::unordered_map<std::string, RVRef>&
   throw TraceError(where + ": an input must be a name, number, string or list");
 }
 
+// `index` and `kind` name the instruction in an error (the words are made
+// only then: replay is a hot path).
 void TranslateArg(const InstArg& a, const std::unordered_map<uint64_t, RVRef>& map, InstArg* out,
-                  const std::string& where) {
+                  size_t index, const std::string& kind) {
   *out = a;
   if (a.kind == InstArg::Kind::kRV) {
     auto it = map.find(Key(a.rv));
-    if (it == map.end()) throw TraceError(where + ": uses a random variable defined nowhere before it");
+    if (it == map.end()) {
+      throw TraceError(Where(index, kind) + ": uses a random variable defined nowhere before it");
+    }
     out->rv = it->second;
   } else if (a.kind == InstArg::Kind::kList) {
-    for (size_t i = 0; i < a.list.size(); ++i) TranslateArg(a.list[i], map, &out->list[i], where);
+    for (size_t i = 0; i < a.list.size(); ++i) TranslateArg(a.list[i], map, &out->list[i], index, kind);
   }
 }
 
@@ -315,11 +319,12 @@ void Trace::ApplyToSchedule(Schedule* sch, bool remove_postproc,
   size_t end = remove_postproc ? PostprocIndex() : insts_.size();
   for (size_t i = 0; i < end; ++i) {
     const Instruction& inst = insts_[i];
-    const std::string where = Where(i, inst.kind);
     const InstructionKind* kind = FindInstructionKind(inst.kind);
-    if (kind == nullptr) throw TraceError(where + ": unknown instruction kind");
+    if (kind == nullptr) throw TraceError(Where(i, inst.kind) + ": unknown instruction kind");
     std::vector<InstArg> inputs(inst.inputs.size());
-    for (size_t k = 0; k < inst.inputs.size(); ++k) TranslateArg(inst.inputs[k], map, &inputs[k], where);
+    for (size_t k = 0; k < inst.inputs.size(); ++k) {
+      TranslateArg(inst.inputs[k], map, &inputs[k], i, inst.kind);
+    }
     std::optional<json> decision = GetDecision(i);
     if (provider && kind->has_decision) decision = provider(inst, decision);
     std::vector<RVRef> outputs;
@@ -329,14 +334,15 @@ void Trace::ApplyToSchedule(Schedule* sch, bool remove_postproc,
       throw TraceError("trace instruction " + std::to_string(i) + ": " + e.what());
     }
     if (outputs.size() != inst.outputs.size()) {
-      throw TraceError(where + ": produced " + std::to_string(outputs.size()) +
+      throw TraceError(Where(i, inst.kind) + ": produced " + std::to_string(outputs.size()) +
                        " output(s), the trace names " + std::to_string(inst.outputs.size()));
     }
     for (size_t k = 0; k < outputs.size(); ++k) {
       const RVRef& old = inst.outputs[k];
       if (old.id < 0) continue;
       if (old.kind != outputs[k].kind) {
-        throw TraceError(where + ": output " + std::to_string(k) + " has the wrong kind of handle");
+        throw TraceError(Where(i, inst.kind) + ": output " + std::to_string(k) +
+                         " has the wrong kind of handle");
       }
       map[Key(old)] = outputs[k];
     }

@@ -8,11 +8,13 @@ namespace kiln::ir {
 
 namespace {
 
-// Depth-first search for the first statement matching `pred`, keeping the path.
+// Depth-first search for the first statement matching `pred`, keeping the
+// path as pointers to the handles in the (immutable, live) tree: copying a
+// handle per visited node would cost two atomic reference-count updates.
 template <typename Pred>
-bool Search(const Stmt& s, StmtPath* path, const Pred& pred) {
+bool Search(const Stmt& s, std::vector<const Stmt*>* path, const Pred& pred) {
   if (!s.defined()) return false;
-  path->push_back(s);
+  path->push_back(&s);
   if (pred(s)) return true;
   switch (s.kind()) {
     case StmtKind::kFor:
@@ -39,6 +41,17 @@ bool Search(const Stmt& s, StmtPath* path, const Pred& pred) {
   }
   path->pop_back();
   return false;
+}
+
+template <typename Pred>
+std::optional<StmtPath> FindPath(const PrimFunc& f, const Pred& pred) {
+  std::vector<const Stmt*> found;
+  found.reserve(32);
+  if (!Search(f.body, &found, pred)) return std::nullopt;
+  StmtPath path;
+  path.reserve(found.size());
+  for (const Stmt* s : found) path.push_back(*s);
+  return path;
 }
 
 void CollectChildBlocks(const Stmt& s, std::vector<const BlockRealizeNode*>* out) {
@@ -113,25 +126,17 @@ Stmt RebuildParent(const Stmt& parent, const Stmt& old_child, const Stmt& new_ch
 }  // namespace
 
 std::optional<StmtPath> FindBlockPath(const PrimFunc& f, const std::string& name) {
-  StmtPath path;
-  if (Search(f.body, &path, [&](const Stmt& s) {
-        const auto* r = s.as<BlockRealizeNode>();
-        return r != nullptr && r->block->name == name;
-      })) {
-    return path;
-  }
-  return std::nullopt;
+  return FindPath(f, [&](const Stmt& s) {
+    const auto* r = s.as<BlockRealizeNode>();
+    return r != nullptr && r->block->name == name;
+  });
 }
 
 std::optional<StmtPath> FindLoopPath(const PrimFunc& f, const VarNode* loop_var) {
-  StmtPath path;
-  if (Search(f.body, &path, [&](const Stmt& s) {
-        const auto* l = s.as<ForNode>();
-        return l != nullptr && l->loop_var.get() == loop_var;
-      })) {
-    return path;
-  }
-  return std::nullopt;
+  return FindPath(f, [&](const Stmt& s) {
+    const auto* l = s.as<ForNode>();
+    return l != nullptr && l->loop_var.get() == loop_var;
+  });
 }
 
 std::vector<const ForNode*> LoopsAbove(const StmtPath& path) {
@@ -164,7 +169,7 @@ std::vector<const BlockRealizeNode*> ChildBlockRealizes(const Stmt& s) {
 
 std::vector<const BlockRealizeNode*> AllBlockRealizes(const PrimFunc& f) {
   std::vector<const BlockRealizeNode*> out;
-  StmtPath path;
+  std::vector<const Stmt*> path;
   Search(f.body, &path, [&](const Stmt& s) {
     if (const auto* r = s.as<BlockRealizeNode>()) out.push_back(r);
     return false;

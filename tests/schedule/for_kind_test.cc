@@ -2,6 +2,7 @@
 // replay, and the refusals for loops whose iterations are not independent.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <string>
 
 #include "ir/ir.h"
@@ -282,6 +283,55 @@ def main(A: T.Buffer((4,), "float32"), C: T.Buffer((4,), "float32")):
   auto loops = sch.GetLoops(sch.GetBlock("C"));
   KILN_EXPECT_SCHEDULE_ERROR(sch.Parallel(loops[0]),
                              "parallel: the scope block 'root' of loop j is not a stage pipeline");
+}
+
+// The schedule remembers what parallel proved (stage pipeline, affine
+// bindings) only while the data flow is unchanged: annotations and loop
+// kinds keep the facts, any other rewrite forgets them, so a later check on
+// a changed program is made again and refuses what it must.
+TEST(ForKind, ProvedFactsLastOnlyWhileTheDataflowIsUnchanged) {
+  const char* kTwoStages = R"(
+@T.prim_func
+def main(A: T.Buffer((4,), "float32"), C: T.Buffer((4,), "float32")):
+    B = T.alloc_buffer((4,))
+    for i in range(%d):
+        with T.block("B"):
+            v = T.axis.spatial(%d, i)
+            T.reads(A[v])
+            T.writes(B[v])
+            B[v] = A[v]
+    for j in range(4):
+        with T.block("C"):
+            v = T.axis.spatial(4, j)
+            T.reads(B[v])
+            T.writes(C[v])
+            C[v] = B[v]
+)";
+  char good_text[1024], bad_text[1024];
+  std::snprintf(good_text, sizeof good_text, kTwoStages, 4, 4);
+  std::snprintf(bad_text, sizeof bad_text, kTwoStages, 2, 2);  // B writes only half
+  PrimFunc good = ParseFunc(good_text), bad = ParseFunc(bad_text);
+
+  Schedule sch(good);
+  BlockRV c = sch.GetBlock("C");
+  sch.Parallel(sch.GetLoops(c)[0]);
+  EXPECT_TRUE(sch.KnowsFact("stage pipeline: root"));
+  EXPECT_TRUE(sch.KnowsFact("affine: C"));
+  sch.Annotate(c, "hint", int64_t{1});
+  sch.Unroll(sch.GetLoops(sch.GetBlock("B"))[0]);
+  EXPECT_TRUE(sch.KnowsFact("stage pipeline: root"));  // kinds and annotations only
+  sch.Split(sch.GetLoops(sch.GetBlock("B"))[0], {int64_t{2}, int64_t{2}});
+  EXPECT_FALSE(sch.KnowsFact("stage pipeline: root"));  // a loop rewrite forgets
+  EXPECT_FALSE(sch.KnowsFact("affine: C"));
+
+  Schedule again(good);
+  again.Parallel(again.GetLoops(again.GetBlock("C"))[0]);
+  ASSERT_TRUE(again.KnowsFact("stage pipeline: root"));
+  // A new body with another data flow: the old facts must not vouch for it.
+  again.SetBody(bad.body);
+  EXPECT_FALSE(again.KnowsFact("stage pipeline: root"));
+  KILN_EXPECT_SCHEDULE_ERROR(again.Vectorize(again.GetLoops(again.GetBlock("C"))[0]),
+                             "vectorize: the scope block 'root' of loop j is not a stage pipeline");
 }
 
 // An in-place spatial block (reads what it writes, no init) is neither

@@ -4,7 +4,9 @@
 #include <thread>
 
 #include "ir/ir.h"
+#include "ir/printer.h"
 #include "ir/schedule/schedule.h"
+#include "ir/structural_equal.h"
 
 namespace kiln::ir {
 namespace {
@@ -225,6 +227,76 @@ TEST(Trace, SimplifiedDropsUnusedPureInstructionsAndPostproc) {
   Trace w = SampleTrace(4).WithDecision(4, json::array({1, 1, 1, 64}), true);
   EXPECT_EQ(w.size(), 6u);
   EXPECT_EQ(w.GetDecision(4)->dump(), "[1,1,1,64]");
+}
+
+// Dead code is found transitively: a chain of pure instructions whose last
+// result feeds a kept (impure) instruction is kept whole; a sampler whose
+// result nothing uses is dropped together with the pure instructions that
+// only feed it; the decisions of the kept samplers move with them to their new
+// indices; and the simplified trace builds the same program.
+TEST(Trace, SimplifiedDropsDeadCodeTransitivelyAndKeepsLiveDecisions) {
+  Schedule sch(Matmul(64), 5);
+  BlockRV c = sch.GetBlock("C");                          // 0: feeds everything kept
+  std::vector<LoopRV> loops = sch.GetLoops(c);            // 1: feeds Split, Reorder
+  auto tile = sch.SamplePerfectTile(loops[0], 2, 16);     // 2: feeds Split
+  BlockRV c2 = sch.GetBlock("C");                         // 3: dead (only feeds 4)
+  std::vector<LoopRV> dead_loops = sch.GetLoops(c2);      // 4: dead (only feeds 5)
+  sch.SamplePerfectTile(dead_loops[1], 4, 8);             // 5: dead (result unused)
+  ExprRV unused = sch.SampleCategorical({1, 2, 3}, {0.2, 0.3, 0.5});  // 6: dead
+  (void)unused;
+  std::vector<LoopRV> split = sch.Split(loops[0], {tile[0], tile[1]});  // 7: impure
+  ExprRV unroll = sch.SampleCategorical({0, 16, 64}, {0.3, 0.3, 0.4});  // 8: feeds Annotate
+  sch.Reorder({loops[1], split[0]});                       // 9: impure
+  sch.Annotate(c, "meta_schedule.unroll_explicit", unroll);  // 10: impure
+  const Trace& full = sch.trace();
+  ASSERT_EQ(full.size(), 11u);
+
+  Trace simple = full.Simplified(/*remove_postproc=*/false);
+  std::vector<std::string> kinds;
+  for (const Instruction& inst : simple.insts()) kinds.push_back(inst.kind);
+  const std::vector<std::string> expected = {"GetBlock", "GetLoops", "SamplePerfectTile",
+                                             "Split", "SampleCategorical", "Reorder", "Annotate"};
+  EXPECT_EQ(kinds, expected);
+  // The kept samplers keep their decisions, now at indices 2 and 4; no other
+  // instruction has one.
+  ASSERT_TRUE(simple.GetDecision(2).has_value());
+  EXPECT_EQ(simple.GetDecision(2)->dump(), full.GetDecision(2)->dump());
+  ASSERT_TRUE(simple.GetDecision(4).has_value());
+  EXPECT_EQ(simple.GetDecision(4)->dump(), full.GetDecision(8)->dump());
+  EXPECT_EQ(simple.decisions().size(), 2u);
+  // The kept SampleCategorical is the one with three candidates {0, 16, 64}.
+  EXPECT_EQ(simple.insts()[4].attrs[0].dump(), "[0,16,64]");
+
+  // Simplifying again changes nothing; the JSON form parses back to it.
+  EXPECT_EQ(simple.Simplified(false).AsJSONString(), simple.AsJSONString());
+  Trace parsed = Trace::FromJSONString(simple.AsJSONString());
+  EXPECT_EQ(parsed.AsJSONString(), simple.AsJSONString());
+
+  // Replaying the simplified trace (a different seed: the decisions decide)
+  // builds the program the original schedule built.
+  Schedule replayed(Matmul(64), 12345);
+  parsed.ApplyToSchedule(&replayed, false);
+  EXPECT_TRUE(StructuralEqual(replayed.func(), sch.func()))
+      << ToText(replayed.func()) << "\nvs\n" << ToText(sch.func());
+  // And so does the original trace.
+  Schedule full_replayed(Matmul(64), 777);
+  full.ApplyToSchedule(&full_replayed, false);
+  EXPECT_TRUE(StructuralEqual(full_replayed.func(), replayed.func()));
+}
+
+// Dropping the only impure user of a chain drops the whole chain.
+TEST(Trace, SimplifiedDropsAChainWhoseOnlyUserIsAfterPostproc) {
+  Schedule sch(Matmul(64), 3);
+  BlockRV c = sch.GetBlock("C");
+  std::vector<LoopRV> loops = sch.GetLoops(c);
+  auto tile = sch.SamplePerfectTile(loops[2], 2, 16);
+  sch.EnterPostproc();
+  sch.Split(loops[2], {tile[0], tile[1]});
+  EXPECT_EQ(sch.trace().Simplified(/*remove_postproc=*/true).size(), 0u);
+  Trace kept = sch.trace().Simplified(/*remove_postproc=*/false);
+  EXPECT_EQ(kept.size(), 5u);
+  ASSERT_TRUE(kept.GetDecision(2).has_value());
+  EXPECT_EQ(kept.GetDecision(2)->dump(), sch.trace().GetDecision(2)->dump());
 }
 
 TEST(Trace, PythonForm) {

@@ -27,19 +27,20 @@ std::string TargetWords(const Schedule& sch, const BlockOrLoop& t) {
   return "loop " + sch.NameOf(std::get<LoopRV>(t));
 }
 
-// Replaces the annotations of the block or loop `t` names.
+// Replaces the annotations of the block or loop `t` names. Annotations are
+// no part of any fact the schedule keeps, so the facts stay.
 void SetAnnotations(Schedule* sch, const BlockOrLoop& t, Annotations ann) {
   if (const auto* b = std::get_if<BlockRV>(&t)) {
     StmtPath path = sch->PathOf(*b);
     BlockNode n = *path.back().as<BlockRealizeNode>()->block.get();
     n.annotations = std::move(ann);
-    sch->SetBody(ReplaceBlockAlongPath(path, MakeBlock(std::move(n))));
+    sch->SetBodyKeepingFacts(ReplaceBlockAlongPath(path, MakeBlock(std::move(n))));
     return;
   }
   StmtPath path = sch->PathOf(std::get<LoopRV>(t));
   auto n = std::make_shared<ForNode>(*path.back().as<ForNode>());
   n->annotations = std::move(ann);
-  sch->SetBody(ReplaceAlongPath(path, Stmt(std::move(n))));
+  sch->SetBodyKeepingFacts(ReplaceAlongPath(path, Stmt(std::move(n))));
 }
 
 const Annotations& AnnotationsOf(const Schedule& sch, const BlockOrLoop& t) {

@@ -198,9 +198,11 @@ std::vector<Range> RelaxRegion(const StmtPath& writer_path, const StmtNode* loc,
   for (size_t d = 0; d < region.region.size(); ++d) {
     const Range& r = region.region[d];
     Expr lo_e = Substitute(r.min, binding);
-    Expr hi_e = Substitute(r.min + r.extent - 1, binding);
     arith::IntervalSet lo = arith::EvalSet(lo_e, dom, an);
-    arith::IntervalSet hi = arith::EvalSet(hi_e, dom, an);
+    // A point access (extent 1, the common case) ends where it starts.
+    arith::IntervalSet hi = IsConstInt(r.extent, 1)
+                                ? lo
+                                : arith::EvalSet(Substitute(r.min + r.extent - 1, binding), dom, an);
     Expr zero = MakeConst(buffer.shape()[d].dtype(), 0);
     Expr last = an->Simplify(buffer.shape()[d] - 1);
     Expr min = lo.has_lower_bound() ? an->Simplify(Max(lo.min, zero)) : zero;

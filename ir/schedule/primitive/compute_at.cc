@@ -369,9 +369,12 @@ Mover::RequiredRegions() {
       std::vector<IntervalSet> dims;
       for (size_t d = 0; d < region.region.size(); ++d) {
         const Range& rg = region.region[d];
-        Expr lo = Substitute(rg.min, binding);
-        Expr hi = Substitute(rg.min + rg.extent - 1, binding);
-        IntervalSet s{arith::EvalSet(lo, dom, &an_).min, arith::EvalSet(hi, dom, &an_).max};
+        IntervalSet lo = arith::EvalSet(Substitute(rg.min, binding), dom, &an_);
+        // A point access (extent 1, the common case) ends where it starts.
+        IntervalSet hi = IsConstInt(rg.extent, 1)
+                             ? lo
+                             : arith::EvalSet(Substitute(rg.min + rg.extent - 1, binding), dom, &an_);
+        IntervalSet s{lo.min, hi.max};
         if (!s.is_bounded()) {
           Fail("cannot bound dimension " + std::to_string(d) + " of the region of buffer '" +
                region.buffer->name + "' that block '" + b->name + "' accesses under loop " +
@@ -401,17 +404,20 @@ std::vector<VarDomain> Mover::BlockVarDomains() {
       IntervalSet req = arith::Union(per_block, &an_);
       Expr pmin = an_.Simplify(region.region[d].min);
       Expr pext = an_.Simplify(region.region[d].extent);
-      const std::string where = "dimension " + std::to_string(d) + " of buffer '" + buffer->name +
-                                "' (index " + ToText(region.region[d].min) + ")";
+      // Words for a failure only: printing the index costs more than the checks.
+      auto where = [&] {
+        return "dimension " + std::to_string(d) + " of buffer '" + buffer->name + "' (index " +
+               ToText(region.region[d].min) + ")";
+      };
       if (!IsConstInt(pext, 1)) {
-        Fail("block '" + block_name_ + "' accesses more than one element in " + where +
+        Fail("block '" + block_name_ + "' accesses more than one element in " + where() +
              "; compute location needs one element per block instance");
       }
       int64_t c;
       if (AsConstInt(pmin, &c)) {
         if (!an_.CanProveEqual(req.min, pmin) || !an_.CanProveEqual(req.max, pmin)) {
           Fail("block '" + block_name_ + "' only provides element " + std::to_string(c) + " of " +
-               where + ", but the blocks under loop " + loop_var_->name + " need [" +
+               where() + ", but the blocks under loop " + loop_var_->name + " need [" +
                ToText(req.min) + ", " + ToText(req.max) + "]");
         }
         continue;
@@ -419,7 +425,7 @@ std::vector<VarDomain> Mover::BlockVarDomains() {
       const auto* v = pmin.as<VarNode>();
       auto vi = v ? var_index.find(v) : var_index.end();
       if (vi == var_index.end()) {
-        Fail("block '" + block_name_ + "' indexes " + where +
+        Fail("block '" + block_name_ + "' indexes " + where() +
              " by an expression that is not a lone iteration variable; cannot derive its range");
       }
       Expr dim_max = an_.Simplify(Max(buffer->shape[d] - 1, IntImm(0, buffer->shape[d].dtype())));

@@ -69,8 +69,9 @@ std::string Q(const std::string& s) { return "'" + s + "'"; }
 
 class ParallelChecker {
  public:
-  ParallelChecker(const std::string& op, const StmtPath& loop_path, const std::string& thread_axis)
-      : op_(op), path_(loop_path), thread_axis_(thread_axis) {
+  ParallelChecker(Schedule* sch, const std::string& op, const StmtPath& loop_path,
+                  const std::string& thread_axis)
+      : sch_(sch), op_(op), path_(loop_path), thread_axis_(thread_axis) {
     loop_ = path_.back().as<ForNode>();
   }
 
@@ -85,25 +86,51 @@ class ParallelChecker {
 
   std::string LoopName() const { return loop_->loop_var.name(); }
 
+  // IsAffineBinding, remembered for the schedule's current function (the
+  // scope check and the per-block check both need it, and vectorize after
+  // parallel asks again about the same blocks).
+  bool Affine(const StmtPath& block_path, std::string* why) {
+    std::string fact = "affine: " + block_path.back().as<BlockRealizeNode>()->block->name;
+    if (sch_->KnowsFact(fact)) return true;
+    if (!IsAffineBinding(block_path, why)) return false;
+    sch_->NoteFact(std::move(fact));
+    return true;
+  }
+
   // Stage pipeline of the scope and compact data flow of the loop's subtree.
   void CheckScope() {
     std::string why;
     StmtPath scope_path = ScopePathOf(path_);
-    if (!IsStagePipeline(scope_path, &why)) {
-      const BlockNode* scope = scope_path.back().as<BlockRealizeNode>()->block.get();
-      Fail("the scope block " + Q(scope->name) + " of loop " + LoopName() +
-           " is not a stage pipeline (" + why + ")");
+    const BlockNode* scope = scope_path.back().as<BlockRealizeNode>()->block.get();
+    std::string fact = "stage pipeline: " + scope->name;
+    if (!sch_->KnowsFact(fact)) {
+      if (!IsStagePipeline(scope_path, &why)) {
+        Fail("the scope block " + Q(scope->name) + " of loop " + LoopName() +
+             " is not a stage pipeline (" + why + ")");
+      }
+      sch_->NoteFact(std::move(fact));
     }
     StmtPath prefix(path_.begin(), path_.end() - 1);
     for (const StmtPath& rel : BlockPathsInScope(path_.back())) {
       StmtPath block_path = prefix;
       block_path.insert(block_path.end(), rel.begin(), rel.end());
+      const BlockNode* b = block_path.back().as<BlockRealizeNode>()->block.get();
+      std::string compact = "compact: " + b->name;
+      if (sch_->KnowsFact(compact)) continue;
       std::string why_complete, why_reduction;
-      if (IsCompleteBlock(block_path, &why_complete) ||
-          IsReductionBlock(block_path, &why_reduction)) {
+      if (IsCompleteBlock(block_path, &why_complete)) {
+        sch_->NoteFact(std::move(compact));
         continue;
       }
-      const BlockNode* b = block_path.back().as<BlockRealizeNode>()->block.get();
+      // The reduction check starts with the binding, which CheckBlock needs
+      // as well: make it once. A non-affine binding is left to
+      // IsReductionBlock to explain.
+      std::string unused;
+      bool affine = Affine(block_path, &unused);
+      if (IsReductionBlock(block_path, &why_reduction, /*binding_known_affine=*/affine)) {
+        sch_->NoteFact(std::move(compact));
+        continue;
+      }
       Fail("loop " + LoopName() + " does not have compact data flow: its child block " +
            Q(b->name) + " is neither a complete block (" + why_complete +
            ") nor a reduction block (" + why_reduction + ")");
@@ -125,15 +152,15 @@ class ParallelChecker {
     const auto* realize = block_path.back().as<BlockRealizeNode>();
     const BlockNode* b = realize->block.get();
     std::string why;
-    if (!IsAffineBinding(block_path, &why)) {
+    if (!Affine(block_path, &why)) {
       Fail("block " + Q(b->name) + " under loop " + LoopName() +
            " does not have an affine binding (" + why + ")");
     }
     const VarNode* v = loop_->loop_var.get();
     for (size_t i = 0; i < b->iter_vars.size() && i < realize->iter_values.size(); ++i) {
       const IterVar& iv = b->iter_vars[i];
-      if (!UsesVar(realize->iter_values[i], v)) continue;
       if (iv.iter_type == IterType::kDataPar) continue;
+      if (!UsesVar(realize->iter_values[i], v)) continue;
       if (iv.iter_type == IterType::kCommReduce && IsThreadIdx(thread_axis_)) continue;
       std::string kind = iv.iter_type == IterType::kCommReduce ? "reduction" : "non-data-parallel";
       std::string hint =
@@ -143,6 +170,7 @@ class ParallelChecker {
     }
   }
 
+  Schedule* sch_;
   std::string op_;
   const StmtPath& path_;
   std::string thread_axis_;
@@ -161,8 +189,8 @@ Stmt WithKind(const StmtPath& path, ForKind kind, std::string tag) {
 
 void Schedule::Parallel(LoopRV loop) {
   StmtPath path = PathOf(loop);
-  ParallelChecker("parallel", path, "").Check();
-  SetBody(WithKind(path, ForKind::kParallel, ""));
+  ParallelChecker(this, "parallel", path, "").Check();
+  SetBodyKeepingFacts(WithKind(path, ForKind::kParallel, ""));
   Record("Parallel", {InstArg::Of(loop.ref())}, nlohmann::json::array(), {});
 }
 
@@ -174,8 +202,8 @@ void Schedule::Vectorize(LoopRV loop) {
     throw ScheduleError("vectorize", "loop " + f->loop_var.name() +
                                          " has a non-constant extent; vector lanes are fixed");
   }
-  ParallelChecker("vectorize", path, "").Check();
-  SetBody(WithKind(path, ForKind::kVectorized, ""));
+  ParallelChecker(this, "vectorize", path, "").Check();
+  SetBodyKeepingFacts(WithKind(path, ForKind::kVectorized, ""));
   Record("Vectorize", {InstArg::Of(loop.ref())}, nlohmann::json::array(), {});
 }
 
@@ -192,14 +220,14 @@ void Schedule::Bind(LoopRV loop, const std::string& thread_axis) {
                                     thread_axis + ": a loop enclosing or inside it is bound to " +
                                     thread_axis + " already");
   }
-  ParallelChecker("bind", path, thread_axis).Check();
-  SetBody(WithKind(path, ForKind::kThreadBinding, thread_axis));
+  ParallelChecker(this, "bind", path, thread_axis).Check();
+  SetBodyKeepingFacts(WithKind(path, ForKind::kThreadBinding, thread_axis));
   Record("Bind", {InstArg::Of(loop.ref())}, nlohmann::json::array({thread_axis}), {});
 }
 
 void Schedule::Unroll(LoopRV loop) {
   StmtPath path = PathOf(loop);
-  SetBody(WithKind(path, ForKind::kUnrolled, ""));
+  SetBodyKeepingFacts(WithKind(path, ForKind::kUnrolled, ""));
   Record("Unroll", {InstArg::Of(loop.ref())}, nlohmann::json::array(), {});
 }
 

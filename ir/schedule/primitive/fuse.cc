@@ -26,8 +26,8 @@ LoopRV Schedule::Fuse(const std::vector<LoopRV>& loop_rvs, bool preserve_unit_it
   std::vector<StmtPath> paths;
   arith::Analyzer an;
   for (size_t i = 0; i < loop_rvs.size(); ++i) {
-    const ForNode& loop = Get(loop_rvs[i]);
     StmtPath path = PathOf(loop_rvs[i]);
+    const ForNode& loop = *path.back().as<ForNode>();
     const std::string name = loop.loop_var.name();
     for (size_t j = 0; j < loops.size(); ++j) {
       if (loops[j] == &loop) {

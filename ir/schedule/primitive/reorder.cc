@@ -42,13 +42,13 @@ void Schedule::Reorder(const std::vector<LoopRV>& ordered_loops) {
   std::vector<const ForNode*> loops;
   std::vector<StmtPath> paths;
   for (LoopRV rv : ordered_loops) {
-    const ForNode& loop = Get(rv);
+    paths.push_back(PathOf(rv));  // one search gives both the loop and its path
+    const ForNode& loop = *paths.back().back().as<ForNode>();
     if (std::find(loops.begin(), loops.end(), &loop) != loops.end()) {
       throw ScheduleError(kPrimitive,
                           "loop " + loop.loop_var.name() + " appears twice in the list");
     }
     loops.push_back(&loop);
-    paths.push_back(PathOf(rv));
   }
   if (loops.size() > 1) {
     // The innermost listed loop is the one with the longest path; every other

@@ -70,8 +70,8 @@ const StmtNode* UnguardableWork(const Stmt& s) {
 
 std::vector<LoopRV> Schedule::Split(LoopRV loop_rv, const std::vector<Factor>& factors,
                                     bool preserve_unit_iters, bool disable_predication) {
-  const ForNode& loop = Get(loop_rv);
   StmtPath path = PathOf(loop_rv);
+  const ForNode& loop = *path.back().as<ForNode>();
   const std::string name = loop.loop_var.name();
   const DataType dtype = loop.loop_var.dtype();
   if (factors.empty()) {
