@@ -2,7 +2,9 @@
 // schedule kept in configs/traces/gmm_1024_cpu.json, against OpenBLAS sgemm
 // with the same thread count, in the same run.
 //
-//   gemm_bench [--trace FILE] [--threads N] [--reps N] [--emit-asm FILE]
+//   gemm_bench [--trace FILE | --db FILE] [--threads N] [--reps N] [--emit-asm FILE]
+//       --db races the best verified record of GMM:3 on this host in a
+//       tuning database (e.g. after `kiln tune --workload GMM:3 --trials 256`)
 //   gemm_bench --write-trace FILE [--rows R --vecs V]
 //       regenerates the trace file from the schedule written out below
 //       (R x 16V register tile; the committed file is the default 4 x 64)
@@ -27,6 +29,7 @@
 
 #include "codegen/kernel_abi.h"
 #include "codegen/llvm_backend.h"
+#include "database/database.h"
 #include "ir/compare.h"
 #include "ir/interpreter.h"
 #include "ir/ndarray.h"
@@ -132,9 +135,11 @@ double SampledError(const float* x, const float* y, const float* z, int samples)
 int Run(int argc, char** argv) {
   CLI::App app{"GMM 1024^3: the hand schedule vs OpenBLAS sgemm"};
   std::string trace_path = KILN_SOURCE_DIR "/configs/traces/gmm_1024_cpu.json";
-  std::string write_trace, emit_asm;
+  std::string write_trace, emit_asm, db_path;
   int threads = 2, reps = 9;
-  app.add_option("--trace", trace_path, "Trace JSON applied to GMM 1024^3");
+  auto* trace_opt = app.add_option("--trace", trace_path, "Trace JSON applied to GMM 1024^3");
+  app.add_option("--db", db_path, "Race the best verified GMM:3 record for this host in a tuning database")
+      ->excludes(trace_opt);
   app.add_option("--threads", threads, "Threads for both Kiln and OpenBLAS")->check(CLI::Range(1, 256));
   app.add_option("--reps", reps, "Timed runs of each (median)")->check(CLI::Range(1, 1000));
   app.add_option("--write-trace", write_trace, "Write the hand schedule's trace to FILE and exit");
@@ -156,9 +161,25 @@ int Run(int argc, char** argv) {
     return 0;
   }
 
-  ir::Schedule sch(gmm, 1);
-  ir::Trace::FromJSONString(ReadFile(trace_path)).ApplyToSchedule(&sch, /*remove_postproc=*/false);
   const ir::Target host = codegen::HostTarget();
+  std::string trace_json, trace_from = "trace " + trace_path;
+  if (db_path.empty()) {
+    trace_json = ReadFile(trace_path);
+  } else {
+    if (!std::ifstream(db_path)) throw std::runtime_error("--db " + db_path + ": no such file");
+    auto db = database::Database::Open(db_path, database::Database::Mode::kReadOnly);
+    auto id = db.FindWorkload(gmm);
+    auto best = id ? db.Best(*id, host.ToString()) : std::nullopt;
+    if (!best) {
+      throw std::runtime_error("--db " + db_path + ": no verified GMM:3 record for '" + host.ToString() +
+                               "': " + db.ExplainMiss(id.value_or(0), host.ToString()).Explain());
+    }
+    trace_json = best->trace_json;
+    trace_from = "best of " + std::to_string(db.CountRecords(*id, host.ToString())) + " records in " +
+                 db_path + " (trace " + best->trace_hash + ")";
+  }
+  ir::Schedule sch(gmm, 1);
+  ir::Trace::FromJSONString(trace_json).ApplyToSchedule(&sch, /*remove_postproc=*/false);
   if (!emit_asm.empty()) {
     std::ofstream(emit_asm) << codegen::EmitAssembly(sch.func(), host);
   }
@@ -176,7 +197,7 @@ int Run(int argc, char** argv) {
   run_kiln();
 
   const double flops = 2.0 * kN * kN * kN;
-  std::cout << "GMM 1024^3, trace " << trace_path << ", " << threads << " thread(s), median of " << reps
+  std::cout << "GMM 1024^3, " << trace_from << ", " << threads << " thread(s), median of " << reps
             << ", load average " << LoadAverage() << " on " << host.num_cores << " core(s)\n";
   const double sampled = SampledError(x, y, z, 2000);
   if (sampled > 1e-4) {
