@@ -1,6 +1,10 @@
 // The timing protocol of metaschedule.md §10, independent of what is timed:
 // one warm-up call, then `repeat` repeats of `number` calls; while a repeat is
 // shorter than min_repeat_ms, `number` grows and the repeat is timed again.
+// One departure from TVM: a warm-up call that lasts at least kLongCallSecs
+// (and min_repeat_ms) is itself the first repeat, and every repeat is one
+// call, so a slow candidate costs `repeat` calls rather than 1 + number *
+// repeat (on a small machine a random conv3d candidate takes ~10 s a call).
 #pragma once
 
 #include <functional>
@@ -9,6 +13,8 @@
 #include "search/measure.h"
 
 namespace kiln::rpc {
+
+inline constexpr double kLongCallSecs = 1.0;
 
 // Returns every repeat's mean seconds per call. `flush` (may be empty) runs
 // before each timed run of `number` calls when config.flush_cache is set,

@@ -107,6 +107,35 @@ TEST(TimingTest, NumberGrowsUntilARepeatLastsMinRepeatMs) {
   EXPECT_GE(total, repeat * min_repeat_ms / 1000 * 0.999);
 }
 
+// A call of kLongCallSecs or more is its own warm-up: the warm-up is the
+// first repeat and every repeat is one call, whatever `number` says.
+TEST(TimingTest, ALongCallIsTimedOncePerRepeat) {
+  const auto long_call = std::chrono::duration<double>(kLongCallSecs * 1.05);
+  Recorder rec;
+  auto call = [&] {
+    ++rec.calls;
+    std::this_thread::sleep_for(long_call);
+  };
+  auto flush = [&] { rec.calls_at_flush.push_back(rec.calls); };
+  std::vector<double> secs = TimeCalls(call, Config(3, 1, 100, true), flush);
+  EXPECT_EQ(rec.calls, 1);
+  ASSERT_EQ(secs.size(), 1u);
+  EXPECT_GE(secs[0], kLongCallSecs);
+  EXPECT_TRUE(rec.calls_at_flush.empty());  // the warm-up is never preceded by a flush
+
+  Recorder two;
+  secs = TimeCalls(
+      [&] {
+        ++two.calls;
+        std::this_thread::sleep_for(long_call);
+      },
+      Config(3, 2, 100, true), [&] { two.calls_at_flush.push_back(two.calls); });
+  EXPECT_EQ(two.calls, 2);
+  ASSERT_EQ(secs.size(), 2u);
+  EXPECT_EQ(two.calls_at_flush, (std::vector<int64_t>{1}));  // before the second repeat
+  for (double s : secs) EXPECT_GE(s, kLongCallSecs);
+}
+
 TEST(TimingTest, WithTheRealCacheFlush) {
   int64_t calls = 0;
   std::vector<double> secs = TimeCalls([&] { ++calls; }, Config(3, 2, 0, true), FlushCpuCache);
