@@ -341,8 +341,11 @@ std::vector<MeasureResult> LocalRunner::Measure(const search::MeasureTask& task,
             r.run_secs = std::move(m.run_secs);
             r.verified = m.verified;
             // A kernel that failed or ran out of memory may have left the
-            // child's heap or address space in a state the next one suffers from.
-            if (m.status != MeasureStatus::kOk && m.status != MeasureStatus::kWrongResult) s.DropChild();
+            // child's heap or address space in a state the next one suffers
+            // from. A wrong result too: it may come from out-of-bounds writes
+            // that also hit the child's copies of the inputs and the
+            // reference outputs, which every later candidate is checked with.
+            if (m.status != MeasureStatus::kOk) s.DropChild();
           } else if (o.message.type == MessageType::kError) {
             fail(MeasureStatus::kInfraError, "runner: " + o.message.payload);
             s.DropChild();
