@@ -32,8 +32,20 @@ ir::Target ResolveTarget(std::string_view spec);
 ir::Target HostTarget();
 
 // Lowers `func` (ir::transform::Lower) and compiles it at O3 for `target`.
-// Throws BuildError.
+// Throws BuildError. Safe to call from several threads at once.
 ObjectCode BuildObject(const ir::PrimFunc& func, const ir::Target& target);
+
+// Where one build's time went, in CPU seconds of the calling thread (the
+// build runs on it alone): for benchmarks and logs.
+struct BuildProfile {
+  double lower_secs = 0;     // ir::transform::Lower
+  double emit_secs = 0;      // lowered IR -> LLVM IR
+  double optimize_secs = 0;  // the LLVM O3 pipeline
+  double codegen_secs = 0;   // LLVM IR -> object file (instruction selection to MC)
+  double total_secs() const { return lower_secs + emit_secs + optimize_secs + codegen_secs; }
+};
+// BuildObject that also fills *profile (when not null).
+ObjectCode BuildObject(const ir::PrimFunc& func, const ir::Target& target, BuildProfile* profile);
 // The same lowered function as LLVM IR text / assembly text.
 std::string EmitLLVMIR(const ir::PrimFunc& func, const ir::Target& target);
 std::string EmitAssembly(const ir::PrimFunc& func, const ir::Target& target);
