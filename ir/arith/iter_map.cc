@@ -171,7 +171,7 @@ class IterMapRewriter {
     for (const auto& a : s.args) s0 = std::min(s0, a.scale);
     // Walk from the innermost term: each next scale must be the previous
     // scale times the previous extent, or terms overlap / leave gaps.
-    std::vector<IterSplitExpr> chain;
+    IterSplitList chain;
     std::vector<bool> used(s.args.size(), false);
     int64_t expected = s0;
     for (size_t step = 0; step < s.args.size(); ++step) {
@@ -199,7 +199,7 @@ class IterMapRewriter {
     }
     // Adjacent pieces of one mark that are contiguous merge back together:
     // (i // 4) * 4 + i % 4 is i.
-    std::vector<IterSplitExpr> merged;
+    IterSplitList merged;
     for (const auto& piece : chain) {
       if (!merged.empty()) {
         IterSplitExpr& inner = merged.back();
@@ -593,7 +593,7 @@ Deps MarkDeps(const IterMark& m, const std::set<const VarNode*>& sub) {
   return d;
 }
 
-IterSumExpr SumOf(std::vector<IterSplitExpr> args) {
+IterSumExpr SumOf(IterSplitList args) {
   IterSumExpr s;
   s.args = std::move(args);
   return s;
@@ -644,7 +644,7 @@ SubspaceDivision SubspaceDivide(const std::vector<Expr>& indices,
                               " is used, so it cannot be divided");
       continue;
     }
-    std::vector<IterSplitExpr> outer, inner;
+    IterSplitList outer, inner;
     bool bad = false;
     for (const auto& a : m.sum.args) {
       Deps x = MarkDeps(a.source, sub);

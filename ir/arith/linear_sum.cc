@@ -69,12 +69,15 @@ void LinearSum::Scale(int64_t k) {
     constant = 0;
     return;
   }
-  std::vector<Term> kept;
+  size_t kept = 0;
   for (auto& t : terms) {
     int64_t c = WrapMul(dtype, t.coeff, k);
-    if (c != 0) kept.push_back({t.expr, c});  // may vanish by wraparound
+    if (c == 0) continue;  // may vanish by wraparound
+    t.coeff = c;
+    if (&terms[kept] != &t) terms[kept] = std::move(t);
+    ++kept;
   }
-  terms = std::move(kept);
+  terms.resize(kept);
   constant = WrapMul(dtype, constant, k);
 }
 

@@ -12,6 +12,8 @@
 #include <cstdint>
 #include <vector>
 
+#include <absl/container/inlined_vector.h>
+
 #include "ir/expr.h"
 
 namespace kiln::ir::arith {
@@ -33,9 +35,13 @@ struct LinearSum {
     int64_t coeff;
   };
 
+  // Index sums rarely have more than a few terms, and sums are made and
+  // dropped at every step of simplification: keep short ones inline.
+  using Terms = absl::InlinedVector<Term, 4>;
+
   DataType dtype;
   int64_t constant = 0;
-  std::vector<Term> terms;
+  Terms terms;
 
   static LinearSum Const(DataType t, int64_t v);
   static LinearSum Atom(const Expr& e);  // 1 * e

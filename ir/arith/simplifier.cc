@@ -492,7 +492,7 @@ void Simplifier::MergeDivModPairs(LinearSum* s) {
         if (!div || s->terms[j].expr.kind() != dk || s->terms[j].coeff != kc) continue;
         if (!ExprEqual(div->b, mod->b) || !ExprEqual(div->a, mod->a)) continue;
         Expr x = mod->a;
-        std::vector<LinearSum::Term> kept;
+        LinearSum::Terms kept;
         for (size_t t = 0; t < s->terms.size(); ++t) {
           if (t != i && t != j) kept.push_back(s->terms[t]);
         }
