@@ -268,17 +268,48 @@ void ConstIntBoundAnalyzer::Bind(const Var& v, const Range& r) {
   Update(v, B::Make(mn.min_value, hi));
 }
 
-void ConstIntBoundAnalyzer::Update(const Var& v, ConstIntBound b) {
-  if (!v.defined()) throw IRError("ConstIntBoundAnalyzer::Update: undefined variable");
-  bounds_[v.get()] = Entry{v, b};
+const ConstIntBoundAnalyzer::Entry* ConstIntBoundAnalyzer::Find(const VarNode* v) const {
+  if (!index_.empty()) {
+    auto it = index_.find(v);
+    return it == index_.end() ? nullptr : &entries_[it->second];
+  }
+  for (const Entry& e : entries_) {
+    if (e.var.get() == v) return &e;
+  }
+  return nullptr;
 }
 
-void ConstIntBoundAnalyzer::Unbind(const Var& v) { bounds_.erase(v.get()); }
+void ConstIntBoundAnalyzer::Update(const Var& v, ConstIntBound b) {
+  if (!v.defined()) throw IRError("ConstIntBoundAnalyzer::Update: undefined variable");
+  if (const Entry* e = Find(v.get())) {
+    entries_[static_cast<size_t>(e - entries_.data())].bound = b;
+    return;
+  }
+  entries_.push_back(Entry{v, b});
+  if (!index_.empty()) {
+    index_[v.get()] = entries_.size() - 1;
+  } else if (entries_.size() > kLinearLimit) {
+    for (size_t i = 0; i < entries_.size(); ++i) index_[entries_[i].var.get()] = i;
+  }
+}
+
+void ConstIntBoundAnalyzer::Unbind(const Var& v) {
+  const Entry* e = Find(v.get());
+  if (e == nullptr) return;
+  // The last entry takes the freed place (the order carries no meaning).
+  size_t pos = static_cast<size_t>(e - entries_.data());
+  if (!index_.empty()) index_.erase(v.get());
+  if (pos + 1 != entries_.size()) {
+    entries_[pos] = std::move(entries_.back());
+    if (!index_.empty()) index_[entries_[pos].var.get()] = pos;
+  }
+  entries_.pop_back();
+}
 
 bool ConstIntBoundAnalyzer::Lookup(const VarNode* v, ConstIntBound* out) const {
-  auto it = bounds_.find(v);
-  if (it == bounds_.end()) return false;
-  *out = it->second.bound;
+  const Entry* e = Find(v);
+  if (e == nullptr) return false;
+  *out = e->bound;
   return true;
 }
 

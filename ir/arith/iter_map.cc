@@ -1,7 +1,6 @@
 #include "ir/arith/iter_map.h"
 
 #include <algorithm>
-#include <map>
 #include <optional>
 #include <set>
 
@@ -61,7 +60,7 @@ class IterMapRewriter {
     m->var = v;
     m->var_min = an_->Simplify(r.min);
     m->extent = ext;
-    inputs_[v.get()] = m;
+    inputs_.push_back({v.get(), m});
     input_order_.push_back(m);
   }
 
@@ -80,10 +79,10 @@ class IterMapRewriter {
     if (!e.defined()) Fail("undefined index");
     if (e.kind() == ExprKind::kIntImm) return Base(e);
     if (const auto* v = e.as<VarNode>()) {
-      auto it = inputs_.find(v);
-      if (it == inputs_.end()) return Base(e);
+      const IterMark* found = FindInput(v);
+      if (found == nullptr) return Base(e);
       *uses = true;
-      const auto& m = it->second;
+      const IterMark& m = *found;
       IterSumExpr s = Base(m->var_min);
       if (m->extent > 1) s.args.push_back({m, 1, m->extent, 1});
       return s;
@@ -262,13 +261,21 @@ class IterMapRewriter {
     return an_->Simplify(Binary(kind, a, b));
   }
 
+  // Loop nests are shallow: a linear search beats hashing here.
+  const IterMark* FindInput(const VarNode* v) const {
+    for (const auto& [var, mark] : inputs_) {
+      if (var == v) return &mark;
+    }
+    return nullptr;
+  }
+
   bool UsesIters(const Expr& e) const {
     struct Finder : IRVisitor {
-      const std::unordered_map<const VarNode*, std::shared_ptr<IterMarkNode>>* in;
+      const IterMapRewriter* rw;
       bool found = false;
-      void VisitVar(const VarNode* v) override { found = found || in->count(v) > 0; }
+      void VisitVar(const VarNode* v) override { found = found || rw->FindInput(v) != nullptr; }
     } f;
-    f.in = &inputs_;
+    f.rw = this;
     f.VisitExpr(e);
     return f.found;
   }
@@ -364,7 +371,7 @@ class IterMapRewriter {
 
   Analyzer* an_;
   DataType dtype_;
-  std::unordered_map<const VarNode*, std::shared_ptr<IterMarkNode>> inputs_;
+  std::vector<std::pair<const VarNode*, IterMark>> inputs_;
   std::vector<std::shared_ptr<IterMarkNode>> input_order_;
   std::vector<std::shared_ptr<IterMarkNode>> fused_;
 };
@@ -383,7 +390,26 @@ std::string Where(const Use& u) {
   return u.index >= 0 ? "index " + std::to_string(u.index) : IterMarkName(*u.fusion);
 }
 
-void CheckUses(const IterMarkNode& m, std::vector<Use> uses, IterMapLevel level,
+// The uses of every mark in one flat list, in the order they were found:
+// maps hold a handful of marks and uses, so scanning beats a map of lists.
+class MarkUses {
+ public:
+  void Add(const IterMarkNode* m, const Use& u) { all_.push_back({m, u}); }
+  // The uses of m, in the order they were added; false if there are none.
+  bool Gather(const IterMarkNode* m, std::vector<Use>* out) const {
+    out->clear();
+    for (const auto& [mark, u] : all_) {
+      if (mark == m) out->push_back(u);
+    }
+    return !out->empty();
+  }
+
+ private:
+  std::vector<std::pair<const IterMarkNode*, Use>> all_;
+};
+
+// Sorts `uses` (scratch space of the caller) and checks them.
+void CheckUses(const IterMarkNode& m, std::vector<Use>& uses, IterMapLevel level,
                std::vector<std::string>* errors) {
   std::stable_sort(uses.begin(), uses.end(),
                    [](const Use& a, const Use& b) { return a.lower < b.lower; });
@@ -485,28 +511,29 @@ IterMapResult DetectIterMap(const std::vector<Expr>& indices,
 
   // Every digit of every mark feeds at most one index (and, when bijective,
   // exactly one).
-  std::map<const IterMarkNode*, std::vector<Use>> uses;
+  MarkUses uses;
+  std::vector<Use> list, fused_uses;  // reused scratch lists
   for (size_t i = 0; i < sums.size(); ++i) {
     for (const auto& a : sums[i].args) {
-      uses[a.source.get()].push_back({a.lower_factor, a.extent, static_cast<int64_t>(i), nullptr});
+      uses.Add(a.source.get(), {a.lower_factor, a.extent, static_cast<int64_t>(i), nullptr});
     }
   }
   // Outer fusions are made after their parts: walk newest first so that a
   // used fusion marks its parts used before they are looked at.
   for (auto it = rw.fused().rbegin(); it != rw.fused().rend(); ++it) {
     const auto& f = *it;
-    auto fu = uses.find(f.get());
-    if (fu == uses.end()) continue;
+    if (!uses.Gather(f.get(), &fused_uses)) continue;
+    list = fused_uses;  // CheckUses sorts its list; the loop below wants found order
     std::vector<std::string> overlap;
-    CheckUses(*f, fu->second, IterMapLevel::kBijective, &overlap);
+    CheckUses(*f, list, IterMapLevel::kBijective, &overlap);
     if (overlap.empty()) {
       // Wholly used: so is every part.
       for (const auto& a : f->sum.args) {
-        uses[a.source.get()].push_back({a.lower_factor, a.extent, -1, f.get()});
+        uses.Add(a.source.get(), {a.lower_factor, a.extent, -1, f.get()});
       }
       continue;
     }
-    for (const Use& u : fu->second) {
+    for (const Use& u : fused_uses) {
       // The used digits [lo, hi) of the fusion, mapped onto each part, which
       // occupies digits [scale, scale * extent).
       int64_t lo = u.lower, hi = u.lower * u.extent;
@@ -519,26 +546,24 @@ IterMapResult DetectIterMap(const std::vector<Expr>& indices,
                                   SplitName(a));
           continue;
         }
-        uses[a.source.get()].push_back({a.lower_factor * la, lb / la, -1, f.get()});
+        uses.Add(a.source.get(), {a.lower_factor * la, lb / la, -1, f.get()});
       }
     }
   }
   auto check = [&](const IterMarkNode& m) {
-    auto it = uses.find(&m);
-    if (it == uses.end()) {
+    if (!uses.Gather(&m, &list)) {
       if (level == IterMapLevel::kBijective && m.extent > 1 && m.var.defined()) {
         result.errors.push_back("iterator " + IterMarkName(m) + " is not used by any index");
       }
       return;
     }
-    CheckUses(m, it->second, level, &result.errors);
+    CheckUses(m, list, level, &result.errors);
   };
   for (const auto& m : rw.inputs()) check(*m);
   // A fusion may be used in part (its other digits reach the indices
   // directly); only overlap within it is an error.
   for (const auto& m : rw.fused()) {
-    auto it = uses.find(m.get());
-    if (it != uses.end()) CheckUses(*m, it->second, IterMapLevel::kSurjective, &result.errors);
+    if (uses.Gather(m.get(), &list)) CheckUses(*m, list, IterMapLevel::kSurjective, &result.errors);
   }
   if (!result.errors.empty()) return result;
   result.indices = std::move(sums);
