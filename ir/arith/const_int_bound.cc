@@ -285,6 +285,7 @@ void ConstIntBoundAnalyzer::Update(const Var& v, ConstIntBound b) {
     entries_[static_cast<size_t>(e - entries_.data())].bound = b;
     return;
   }
+  if (entries_.empty()) entries_.reserve(kLinearLimit);  // one allocation per analyzer
   entries_.push_back(Entry{v, b});
   if (!index_.empty()) {
     index_[v.get()] = entries_.size() - 1;

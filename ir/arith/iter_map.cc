@@ -49,6 +49,15 @@ class IterMapRewriter {
  public:
   IterMapRewriter(Analyzer* an, DataType t) : an_(an), dtype_(t) {}
 
+  // The input marks live in one shared block (each mark handle aliases its
+  // element): one allocation per map instead of one per loop.
+  void ReserveInputs(size_t n) {
+    input_block_ = std::make_shared<std::vector<IterMarkNode>>();
+    input_block_->reserve(n);
+    inputs_.reserve(n);
+    input_order_.reserve(n);
+  }
+
   void AddInput(const Var& v, const Range& r) {
     int64_t ext;
     if (!AsConstInt(an_->Simplify(r.extent), &ext)) {
@@ -56,7 +65,11 @@ class IterMapRewriter {
     }
     if (ext <= 0)
       Fail("iterator " + v.name() + " has an empty range (extent " + std::to_string(ext) + ")");
-    auto m = std::make_shared<IterMarkNode>();
+    if (input_block_ == nullptr || input_block_->size() == input_block_->capacity()) {
+      throw IRError("IterMapRewriter: more inputs than reserved");
+    }
+    input_block_->emplace_back();
+    std::shared_ptr<IterMarkNode> m(input_block_, &input_block_->back());
     m->var = v;
     m->var_min = an_->Simplify(r.min);
     m->extent = ext;
@@ -372,6 +385,7 @@ class IterMapRewriter {
   Analyzer* an_;
   DataType dtype_;
   std::vector<std::pair<const VarNode*, IterMark>> inputs_;
+  std::shared_ptr<std::vector<IterMarkNode>> input_block_;  // never reallocated
   std::vector<std::shared_ptr<IterMarkNode>> input_order_;
   std::vector<std::shared_ptr<IterMarkNode>> fused_;
 };
@@ -445,6 +459,7 @@ IterMapResult DetectIterMap(const std::vector<Expr>& indices,
   DataType t = indices.empty() ? DataType::Int32() : indices[0].dtype();
   IterMapRewriter rw(analyzer, t);
   try {
+    rw.ReserveInputs(iters.size());
     for (const auto& [v, r] : iters) rw.AddInput(v, r);
   } catch (const IterMapFailure& f) {
     result.errors.push_back(f.message);
