@@ -58,6 +58,11 @@ struct LinearSum {
   // A readable expression: positive terms first, then subtracted ones, then
   // the constant.
   Expr ToExpr() const;
+  // Whether ToExpr() would build an expression equal to e (ExprEqual: same
+  // structure, constants and variables), found without building it: the
+  // simplifier then hands back e itself, and already canonical expressions,
+  // the common case, cost no allocation.
+  bool ToExprEquals(const Expr& e) const;
 };
 
 }  // namespace kiln::ir::arith

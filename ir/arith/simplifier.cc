@@ -249,7 +249,10 @@ Expr Simplifier::Simplify(const Expr& e) {
     if (const auto* v = e.as<VarNode>(); v && (expanding_ > 0 || !an_.LookupValue(v).defined())) {
       return e;
     }
-    return Sum(e).ToExpr();
+    LinearSum sum = Sum(e);
+    // Already canonical: hand back the same node rather than a copy.
+    if (sum.ToExprEquals(e)) return e;
+    return sum.ToExpr();
   }
   switch (e.kind()) {
     case ExprKind::kIntImm:
