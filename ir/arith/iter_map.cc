@@ -38,6 +38,12 @@ std::string IterMarkName(const IterMarkNode& m) {
 
 namespace {
 
+// floormod(a, c) for c > 0.
+int64_t FloorModConst(int64_t a, int64_t c) {
+  int64_t m = a % c;
+  return m < 0 ? m + c : m;
+}
+
 // Thrown inside the rewriter; turned into an error string per index.
 struct IterMapFailure {
   std::string message;
@@ -344,10 +350,20 @@ class IterMapRewriter {
     if (x.args.empty()) return Base(an_->Simplify(Binary(kind, x.base, IntImm(c, x.base.dtype()))));
     // The base must be a multiple of c, or it would mix into the split.
     Expr cexpr = IntImm(c, x.base.dtype());
-    if (!an_->CanProveEqual(FloorMod(x.base, cexpr), IntImm(0, x.base.dtype()))) {
+    // A constant base (most often 0) is checked and divided directly, as the
+    // analyzer would fold it.
+    int64_t b;
+    bool const_base = AsConstInt(x.base, &b) && x.base.dtype().is_int() &&
+                      x.base.dtype().is_scalar() && WrapInt(x.base.dtype(), b) == b;
+    bool multiple = const_base ? FloorModConst(b, c) == 0
+                               : an_->CanProveEqual(FloorMod(x.base, cexpr), IntImm(0, x.base.dtype()));
+    if (!multiple) {
       Fail("offset of the divided iterator expression is not a multiple of " + std::to_string(c));
     }
-    IterSumExpr r = Base(div ? an_->Simplify(FloorDiv(x.base, cexpr)) : IntImm(0, x.base.dtype()));
+    Expr quotient = !div       ? IntImm(0, x.base.dtype())
+                    : const_base ? IntImm(b / c, x.base.dtype())  // exact: b is a multiple
+                                 : an_->Simplify(FloorDiv(x.base, cexpr));
+    IterSumExpr r = Base(quotient);
     // floordiv(c*q + rest, c) = q + floordiv(rest, c); floormod drops c*q.
     IterSumExpr rest = Base(IntImm(0, x.base.dtype()));
     for (auto a : x.args) {
@@ -425,8 +441,13 @@ class MarkUses {
 // Sorts `uses` (scratch space of the caller) and checks them.
 void CheckUses(const IterMarkNode& m, std::vector<Use>& uses, IterMapLevel level,
                std::vector<std::string>* errors) {
-  std::stable_sort(uses.begin(), uses.end(),
-                   [](const Use& a, const Use& b) { return a.lower < b.lower; });
+  // A stable insertion sort: the lists hold a few uses, and std::stable_sort
+  // would allocate a buffer for them.
+  for (size_t i = 1; i < uses.size(); ++i) {
+    for (size_t j = i; j > 0 && uses[j].lower < uses[j - 1].lower; --j) {
+      std::swap(uses[j], uses[j - 1]);
+    }
+  }
   int64_t next = 1;
   for (size_t i = 0; i < uses.size(); ++i) {
     const Use& u = uses[i];
