@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <initializer_list>
 
+#include "ir/arith/linear_sum.h"
 #include "ir/buffer.h"
 #include "ir/error.h"
 #include "ir/op.h"
@@ -262,7 +263,22 @@ void ConstIntBoundAnalyzer::Bind(const Var& v, const Range& r) {
   if (!v.defined() || !r.min.defined() || !r.extent.defined()) {
     throw IRError("ConstIntBoundAnalyzer::Bind: undefined variable or range");
   }
-  B mn = (*this)(r.min), ext = (*this)(r.extent);
+  // Loops mostly have constant ranges: their bounds are the values
+  // themselves (what the evaluator gives an in-range signed constant).
+  auto constant = [](const Expr& e, B* out) {
+    const auto* imm = e.as<IntImmNode>();
+    DataType t = e.dtype();
+    if (imm == nullptr || !t.is_int() || !t.is_scalar() || WrapInt(t, imm->value) != imm->value) {
+      return false;
+    }
+    *out = B::Single(imm->value);
+    return true;
+  };
+  B mn, ext;
+  if (!constant(r.min, &mn) || !constant(r.extent, &ext)) {
+    mn = (*this)(r.min);
+    ext = (*this)(r.extent);
+  }
   // The largest value is min + extent - 1, taken at the largest min and extent.
   int64_t hi = ext.max_value == kPosInf ? kPosInf : SatAdd(mn.max_value, SatAdd(ext.max_value, -1));
   Update(v, B::Make(mn.min_value, hi));
