@@ -17,6 +17,10 @@ find_package(spdlog CONFIG QUIET)
 kiln_require(spdlog_FOUND "spdlog" "libspdlog-dev")
 find_package(nlohmann_json 3.10 CONFIG QUIET)
 kiln_require(nlohmann_json_FOUND "nlohmann-json" "nlohmann-json3-dev")
+# Abseil (a gRPC dependency already): InlinedVector keeps the short term
+# lists of the arithmetic engine off the heap.
+find_package(absl CONFIG QUIET)
+kiln_require(absl_FOUND "Abseil" "libabsl-dev")
 find_package(CLI11 CONFIG QUIET)
 kiln_require(CLI11_FOUND "CLI11" "libcli11-dev")
 find_package(GTest CONFIG QUIET)

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <limits>
+#include <vector>
 
 #include "ir/error.h"
 
@@ -100,10 +101,43 @@ Expr LiteralLike(const Expr& like, int64_t v) {
 
 }  // namespace
 
+namespace {
+
+// Small constants of the index types, made once per thread: simplification
+// and the schedule primitives make them all the time (zero minima, unit
+// extents, coefficients), and nodes are immutable, so sharing one is safe.
+// Per thread, so that threads do not contend on the reference counts of the
+// most popular nodes.
+class SmallIntCache {
+ public:
+  static constexpr int64_t kMin = -16, kMax = 1024;
+
+  // The cached constant, or nullptr if (value, t) is not cached.
+  const Expr* Find(int64_t value, DataType t) {
+    if (value < kMin || value > kMax) return nullptr;
+    std::vector<Expr>* slots = t == DataType::Int32()   ? &int32_
+                               : t == DataType::Int64() ? &int64_
+                               : t == DataType::Bool()  ? &bool_
+                                                        : nullptr;
+    if (slots == nullptr || (t.is_bool() && value != 0 && value != 1)) return nullptr;
+    if (slots->empty()) slots->resize(static_cast<size_t>(kMax - kMin + 1));
+    Expr& e = (*slots)[static_cast<size_t>(value - kMin)];
+    if (!e.defined()) e = Expr(std::make_shared<const IntImmNode>(t, value));
+    return &e;
+  }
+
+ private:
+  std::vector<Expr> int32_, int64_, bool_;
+};
+
+}  // namespace
+
 Expr IntImm(int64_t value, DataType t) {
   if (!(t.is_integer() || t.is_bool()) || !t.is_scalar()) {
     throw IRError("IntImm of non-integer type " + t.str());
   }
+  thread_local SmallIntCache cache;
+  if (const Expr* e = cache.Find(value, t)) return *e;
   return Expr(std::make_shared<const IntImmNode>(t, value));
 }
 

@@ -33,6 +33,7 @@ void Analyzer::Bind(const Var& v, const Expr& value) {
 }
 
 Expr Analyzer::LookupValue(const VarNode* v) const {
+  if (values_.empty()) return Expr();  // the common case: no value bindings
   auto it = values_.find(v);
   return it == values_.end() ? Expr() : it->second.value;
 }

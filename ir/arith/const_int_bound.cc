@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <initializer_list>
 
+#include "ir/arith/linear_sum.h"
 #include "ir/buffer.h"
 #include "ir/error.h"
 #include "ir/op.h"
@@ -262,23 +263,70 @@ void ConstIntBoundAnalyzer::Bind(const Var& v, const Range& r) {
   if (!v.defined() || !r.min.defined() || !r.extent.defined()) {
     throw IRError("ConstIntBoundAnalyzer::Bind: undefined variable or range");
   }
-  B mn = (*this)(r.min), ext = (*this)(r.extent);
+  // Loops mostly have constant ranges: their bounds are the values
+  // themselves (what the evaluator gives an in-range signed constant).
+  auto constant = [](const Expr& e, B* out) {
+    const auto* imm = e.as<IntImmNode>();
+    DataType t = e.dtype();
+    if (imm == nullptr || !t.is_int() || !t.is_scalar() || WrapInt(t, imm->value) != imm->value) {
+      return false;
+    }
+    *out = B::Single(imm->value);
+    return true;
+  };
+  B mn, ext;
+  if (!constant(r.min, &mn) || !constant(r.extent, &ext)) {
+    mn = (*this)(r.min);
+    ext = (*this)(r.extent);
+  }
   // The largest value is min + extent - 1, taken at the largest min and extent.
   int64_t hi = ext.max_value == kPosInf ? kPosInf : SatAdd(mn.max_value, SatAdd(ext.max_value, -1));
   Update(v, B::Make(mn.min_value, hi));
 }
 
-void ConstIntBoundAnalyzer::Update(const Var& v, ConstIntBound b) {
-  if (!v.defined()) throw IRError("ConstIntBoundAnalyzer::Update: undefined variable");
-  bounds_[v.get()] = Entry{v, b};
+const ConstIntBoundAnalyzer::Entry* ConstIntBoundAnalyzer::Find(const VarNode* v) const {
+  if (!index_.empty()) {
+    auto it = index_.find(v);
+    return it == index_.end() ? nullptr : &entries_[it->second];
+  }
+  for (const Entry& e : entries_) {
+    if (e.var.get() == v) return &e;
+  }
+  return nullptr;
 }
 
-void ConstIntBoundAnalyzer::Unbind(const Var& v) { bounds_.erase(v.get()); }
+void ConstIntBoundAnalyzer::Update(const Var& v, ConstIntBound b) {
+  if (!v.defined()) throw IRError("ConstIntBoundAnalyzer::Update: undefined variable");
+  if (const Entry* e = Find(v.get())) {
+    entries_[static_cast<size_t>(e - entries_.data())].bound = b;
+    return;
+  }
+  if (entries_.empty()) entries_.reserve(kLinearLimit);  // one allocation per analyzer
+  entries_.push_back(Entry{v, b});
+  if (!index_.empty()) {
+    index_[v.get()] = entries_.size() - 1;
+  } else if (entries_.size() > kLinearLimit) {
+    for (size_t i = 0; i < entries_.size(); ++i) index_[entries_[i].var.get()] = i;
+  }
+}
+
+void ConstIntBoundAnalyzer::Unbind(const Var& v) {
+  const Entry* e = Find(v.get());
+  if (e == nullptr) return;
+  // The last entry takes the freed place (the order carries no meaning).
+  size_t pos = static_cast<size_t>(e - entries_.data());
+  if (!index_.empty()) index_.erase(v.get());
+  if (pos + 1 != entries_.size()) {
+    entries_[pos] = std::move(entries_.back());
+    if (!index_.empty()) index_[entries_[pos].var.get()] = pos;
+  }
+  entries_.pop_back();
+}
 
 bool ConstIntBoundAnalyzer::Lookup(const VarNode* v, ConstIntBound* out) const {
-  auto it = bounds_.find(v);
-  if (it == bounds_.end()) return false;
-  *out = it->second.bound;
+  const Entry* e = Find(v);
+  if (e == nullptr) return false;
+  *out = e->bound;
   return true;
 }
 

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "ir/expr.h"
 
@@ -62,7 +63,13 @@ class ConstIntBoundAnalyzer {
     Var var;
     ConstIntBound bound;
   };
-  std::unordered_map<const VarNode*, Entry> bounds_;
+  // Analyzers are made per check and bind a loop nest's few variables, so
+  // the bounds are a flat list searched linearly; a hash index is built only
+  // once a list grows long (large programs), keeping lookups O(1) there.
+  static constexpr size_t kLinearLimit = 16;
+  const Entry* Find(const VarNode* v) const;
+  std::vector<Entry> entries_;
+  std::unordered_map<const VarNode*, size_t> index_;  // empty until the limit
 };
 
 }  // namespace kiln::ir::arith

@@ -1,7 +1,6 @@
 #include "ir/arith/iter_map.h"
 
 #include <algorithm>
-#include <map>
 #include <optional>
 #include <set>
 
@@ -39,6 +38,12 @@ std::string IterMarkName(const IterMarkNode& m) {
 
 namespace {
 
+// floormod(a, c) for c > 0.
+int64_t FloorModConst(int64_t a, int64_t c) {
+  int64_t m = a % c;
+  return m < 0 ? m + c : m;
+}
+
 // Thrown inside the rewriter; turned into an error string per index.
 struct IterMapFailure {
   std::string message;
@@ -50,6 +55,15 @@ class IterMapRewriter {
  public:
   IterMapRewriter(Analyzer* an, DataType t) : an_(an), dtype_(t) {}
 
+  // The input marks live in one shared block (each mark handle aliases its
+  // element): one allocation per map instead of one per loop.
+  void ReserveInputs(size_t n) {
+    input_block_ = std::make_shared<std::vector<IterMarkNode>>();
+    input_block_->reserve(n);
+    inputs_.reserve(n);
+    input_order_.reserve(n);
+  }
+
   void AddInput(const Var& v, const Range& r) {
     int64_t ext;
     if (!AsConstInt(an_->Simplify(r.extent), &ext)) {
@@ -57,11 +71,15 @@ class IterMapRewriter {
     }
     if (ext <= 0)
       Fail("iterator " + v.name() + " has an empty range (extent " + std::to_string(ext) + ")");
-    auto m = std::make_shared<IterMarkNode>();
+    if (input_block_ == nullptr || input_block_->size() == input_block_->capacity()) {
+      throw IRError("IterMapRewriter: more inputs than reserved");
+    }
+    input_block_->emplace_back();
+    std::shared_ptr<IterMarkNode> m(input_block_, &input_block_->back());
     m->var = v;
     m->var_min = an_->Simplify(r.min);
     m->extent = ext;
-    inputs_[v.get()] = m;
+    inputs_.push_back({v.get(), m});
     input_order_.push_back(m);
   }
 
@@ -80,10 +98,10 @@ class IterMapRewriter {
     if (!e.defined()) Fail("undefined index");
     if (e.kind() == ExprKind::kIntImm) return Base(e);
     if (const auto* v = e.as<VarNode>()) {
-      auto it = inputs_.find(v);
-      if (it == inputs_.end()) return Base(e);
+      const IterMark* found = FindInput(v);
+      if (found == nullptr) return Base(e);
       *uses = true;
-      const auto& m = it->second;
+      const IterMark& m = *found;
       IterSumExpr s = Base(m->var_min);
       if (m->extent > 1) s.args.push_back({m, 1, m->extent, 1});
       return s;
@@ -171,7 +189,7 @@ class IterMapRewriter {
     for (const auto& a : s.args) s0 = std::min(s0, a.scale);
     // Walk from the innermost term: each next scale must be the previous
     // scale times the previous extent, or terms overlap / leave gaps.
-    std::vector<IterSplitExpr> chain;
+    IterSplitList chain;
     std::vector<bool> used(s.args.size(), false);
     int64_t expected = s0;
     for (size_t step = 0; step < s.args.size(); ++step) {
@@ -199,7 +217,7 @@ class IterMapRewriter {
     }
     // Adjacent pieces of one mark that are contiguous merge back together:
     // (i // 4) * 4 + i % 4 is i.
-    std::vector<IterSplitExpr> merged;
+    IterSplitList merged;
     for (const auto& piece : chain) {
       if (!merged.empty()) {
         IterSplitExpr& inner = merged.back();
@@ -262,13 +280,21 @@ class IterMapRewriter {
     return an_->Simplify(Binary(kind, a, b));
   }
 
+  // Loop nests are shallow: a linear search beats hashing here.
+  const IterMark* FindInput(const VarNode* v) const {
+    for (const auto& [var, mark] : inputs_) {
+      if (var == v) return &mark;
+    }
+    return nullptr;
+  }
+
   bool UsesIters(const Expr& e) const {
     struct Finder : IRVisitor {
-      const std::unordered_map<const VarNode*, std::shared_ptr<IterMarkNode>>* in;
+      const IterMapRewriter* rw;
       bool found = false;
-      void VisitVar(const VarNode* v) override { found = found || in->count(v) > 0; }
+      void VisitVar(const VarNode* v) override { found = found || rw->FindInput(v) != nullptr; }
     } f;
-    f.in = &inputs_;
+    f.rw = this;
     f.VisitExpr(e);
     return f.found;
   }
@@ -324,10 +350,20 @@ class IterMapRewriter {
     if (x.args.empty()) return Base(an_->Simplify(Binary(kind, x.base, IntImm(c, x.base.dtype()))));
     // The base must be a multiple of c, or it would mix into the split.
     Expr cexpr = IntImm(c, x.base.dtype());
-    if (!an_->CanProveEqual(FloorMod(x.base, cexpr), IntImm(0, x.base.dtype()))) {
+    // A constant base (most often 0) is checked and divided directly, as the
+    // analyzer would fold it.
+    int64_t b;
+    bool const_base = AsConstInt(x.base, &b) && x.base.dtype().is_int() &&
+                      x.base.dtype().is_scalar() && WrapInt(x.base.dtype(), b) == b;
+    bool multiple = const_base ? FloorModConst(b, c) == 0
+                               : an_->CanProveEqual(FloorMod(x.base, cexpr), IntImm(0, x.base.dtype()));
+    if (!multiple) {
       Fail("offset of the divided iterator expression is not a multiple of " + std::to_string(c));
     }
-    IterSumExpr r = Base(div ? an_->Simplify(FloorDiv(x.base, cexpr)) : IntImm(0, x.base.dtype()));
+    Expr quotient = !div       ? IntImm(0, x.base.dtype())
+                    : const_base ? IntImm(b / c, x.base.dtype())  // exact: b is a multiple
+                                 : an_->Simplify(FloorDiv(x.base, cexpr));
+    IterSumExpr r = Base(quotient);
     // floordiv(c*q + rest, c) = q + floordiv(rest, c); floormod drops c*q.
     IterSumExpr rest = Base(IntImm(0, x.base.dtype()));
     for (auto a : x.args) {
@@ -364,7 +400,8 @@ class IterMapRewriter {
 
   Analyzer* an_;
   DataType dtype_;
-  std::unordered_map<const VarNode*, std::shared_ptr<IterMarkNode>> inputs_;
+  std::vector<std::pair<const VarNode*, IterMark>> inputs_;
+  std::shared_ptr<std::vector<IterMarkNode>> input_block_;  // never reallocated
   std::vector<std::shared_ptr<IterMarkNode>> input_order_;
   std::vector<std::shared_ptr<IterMarkNode>> fused_;
 };
@@ -383,10 +420,34 @@ std::string Where(const Use& u) {
   return u.index >= 0 ? "index " + std::to_string(u.index) : IterMarkName(*u.fusion);
 }
 
-void CheckUses(const IterMarkNode& m, std::vector<Use> uses, IterMapLevel level,
+// The uses of every mark in one flat list, in the order they were found:
+// maps hold a handful of marks and uses, so scanning beats a map of lists.
+class MarkUses {
+ public:
+  void Add(const IterMarkNode* m, const Use& u) { all_.push_back({m, u}); }
+  // The uses of m, in the order they were added; false if there are none.
+  bool Gather(const IterMarkNode* m, std::vector<Use>* out) const {
+    out->clear();
+    for (const auto& [mark, u] : all_) {
+      if (mark == m) out->push_back(u);
+    }
+    return !out->empty();
+  }
+
+ private:
+  std::vector<std::pair<const IterMarkNode*, Use>> all_;
+};
+
+// Sorts `uses` (scratch space of the caller) and checks them.
+void CheckUses(const IterMarkNode& m, std::vector<Use>& uses, IterMapLevel level,
                std::vector<std::string>* errors) {
-  std::stable_sort(uses.begin(), uses.end(),
-                   [](const Use& a, const Use& b) { return a.lower < b.lower; });
+  // A stable insertion sort: the lists hold a few uses, and std::stable_sort
+  // would allocate a buffer for them.
+  for (size_t i = 1; i < uses.size(); ++i) {
+    for (size_t j = i; j > 0 && uses[j].lower < uses[j - 1].lower; --j) {
+      std::swap(uses[j], uses[j - 1]);
+    }
+  }
   int64_t next = 1;
   for (size_t i = 0; i < uses.size(); ++i) {
     const Use& u = uses[i];
@@ -419,6 +480,7 @@ IterMapResult DetectIterMap(const std::vector<Expr>& indices,
   DataType t = indices.empty() ? DataType::Int32() : indices[0].dtype();
   IterMapRewriter rw(analyzer, t);
   try {
+    rw.ReserveInputs(iters.size());
     for (const auto& [v, r] : iters) rw.AddInput(v, r);
   } catch (const IterMapFailure& f) {
     result.errors.push_back(f.message);
@@ -485,28 +547,29 @@ IterMapResult DetectIterMap(const std::vector<Expr>& indices,
 
   // Every digit of every mark feeds at most one index (and, when bijective,
   // exactly one).
-  std::map<const IterMarkNode*, std::vector<Use>> uses;
+  MarkUses uses;
+  std::vector<Use> list, fused_uses;  // reused scratch lists
   for (size_t i = 0; i < sums.size(); ++i) {
     for (const auto& a : sums[i].args) {
-      uses[a.source.get()].push_back({a.lower_factor, a.extent, static_cast<int64_t>(i), nullptr});
+      uses.Add(a.source.get(), {a.lower_factor, a.extent, static_cast<int64_t>(i), nullptr});
     }
   }
   // Outer fusions are made after their parts: walk newest first so that a
   // used fusion marks its parts used before they are looked at.
   for (auto it = rw.fused().rbegin(); it != rw.fused().rend(); ++it) {
     const auto& f = *it;
-    auto fu = uses.find(f.get());
-    if (fu == uses.end()) continue;
+    if (!uses.Gather(f.get(), &fused_uses)) continue;
+    list = fused_uses;  // CheckUses sorts its list; the loop below wants found order
     std::vector<std::string> overlap;
-    CheckUses(*f, fu->second, IterMapLevel::kBijective, &overlap);
+    CheckUses(*f, list, IterMapLevel::kBijective, &overlap);
     if (overlap.empty()) {
       // Wholly used: so is every part.
       for (const auto& a : f->sum.args) {
-        uses[a.source.get()].push_back({a.lower_factor, a.extent, -1, f.get()});
+        uses.Add(a.source.get(), {a.lower_factor, a.extent, -1, f.get()});
       }
       continue;
     }
-    for (const Use& u : fu->second) {
+    for (const Use& u : fused_uses) {
       // The used digits [lo, hi) of the fusion, mapped onto each part, which
       // occupies digits [scale, scale * extent).
       int64_t lo = u.lower, hi = u.lower * u.extent;
@@ -519,26 +582,24 @@ IterMapResult DetectIterMap(const std::vector<Expr>& indices,
                                   SplitName(a));
           continue;
         }
-        uses[a.source.get()].push_back({a.lower_factor * la, lb / la, -1, f.get()});
+        uses.Add(a.source.get(), {a.lower_factor * la, lb / la, -1, f.get()});
       }
     }
   }
   auto check = [&](const IterMarkNode& m) {
-    auto it = uses.find(&m);
-    if (it == uses.end()) {
+    if (!uses.Gather(&m, &list)) {
       if (level == IterMapLevel::kBijective && m.extent > 1 && m.var.defined()) {
         result.errors.push_back("iterator " + IterMarkName(m) + " is not used by any index");
       }
       return;
     }
-    CheckUses(m, it->second, level, &result.errors);
+    CheckUses(m, list, level, &result.errors);
   };
   for (const auto& m : rw.inputs()) check(*m);
   // A fusion may be used in part (its other digits reach the indices
   // directly); only overlap within it is an error.
   for (const auto& m : rw.fused()) {
-    auto it = uses.find(m.get());
-    if (it != uses.end()) CheckUses(*m, it->second, IterMapLevel::kSurjective, &result.errors);
+    if (uses.Gather(m.get(), &list)) CheckUses(*m, list, IterMapLevel::kSurjective, &result.errors);
   }
   if (!result.errors.empty()) return result;
   result.indices = std::move(sums);
@@ -593,7 +654,7 @@ Deps MarkDeps(const IterMark& m, const std::set<const VarNode*>& sub) {
   return d;
 }
 
-IterSumExpr SumOf(std::vector<IterSplitExpr> args) {
+IterSumExpr SumOf(IterSplitList args) {
   IterSumExpr s;
   s.args = std::move(args);
   return s;
@@ -644,7 +705,7 @@ SubspaceDivision SubspaceDivide(const std::vector<Expr>& indices,
                               " is used, so it cannot be divided");
       continue;
     }
-    std::vector<IterSplitExpr> outer, inner;
+    IterSplitList outer, inner;
     bool bad = false;
     for (const auto& a : m.sum.args) {
       Deps x = MarkDeps(a.source, sub);

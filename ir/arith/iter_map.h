@@ -16,6 +16,8 @@
 #include <utility>
 #include <vector>
 
+#include <absl/container/inlined_vector.h>
+
 #include "ir/arith/analyzer.h"
 #include "ir/expr.h"
 
@@ -35,9 +37,13 @@ struct IterSplitExpr {
   int64_t scale = 1;
 };
 
+// Splits of a sum: index sums have few terms, and the rewriter makes a sum
+// for every subexpression it visits, so short lists stay inline.
+using IterSplitList = absl::InlinedVector<IterSplitExpr, 4>;
+
 // sum(args) + base; args are ordered from the largest scale to the smallest.
 struct IterSumExpr {
-  std::vector<IterSplitExpr> args;
+  IterSplitList args;
   Expr base;
 };
 

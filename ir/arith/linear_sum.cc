@@ -69,12 +69,15 @@ void LinearSum::Scale(int64_t k) {
     constant = 0;
     return;
   }
-  std::vector<Term> kept;
+  size_t kept = 0;
   for (auto& t : terms) {
     int64_t c = WrapMul(dtype, t.coeff, k);
-    if (c != 0) kept.push_back({t.expr, c});  // may vanish by wraparound
+    if (c == 0) continue;  // may vanish by wraparound
+    t.coeff = c;
+    if (&terms[kept] != &t) terms[kept] = std::move(t);
+    ++kept;
   }
-  terms = std::move(kept);
+  terms.resize(kept);
   constant = WrapMul(dtype, constant, k);
 }
 
@@ -108,6 +111,86 @@ Expr LinearSum::ToExpr() const {
   if (c > 0) return ir::Add(result, lit(c));
   if (c < 0) return negatable(c) ? ir::Sub(result, lit(-c)) : ir::Add(result, lit(c));
   return result;
+}
+
+namespace {
+
+// One operand of the chain ToExpr builds: coeff * expr (coeff 1: expr
+// itself), or the literal coeff when expr is null.
+struct Operand {
+  const Expr* expr;
+  int64_t coeff;
+};
+
+bool IsLiteral(const Expr& e, DataType t, int64_t v) {
+  const auto* imm = e.as<IntImmNode>();
+  return imm != nullptr && e.dtype() == t && imm->value == v;
+}
+
+bool OperandEquals(const Operand& o, const Expr& e, DataType t) {
+  if (o.expr == nullptr) return IsLiteral(e, t, o.coeff);
+  if (o.coeff == 1) return ExprEqual(*o.expr, e);
+  const auto* mul = e.as<BinaryNode>();
+  return mul != nullptr && e.kind() == ExprKind::kMul && e.dtype() == t &&
+         IsLiteral(mul->b, t, o.coeff) && ExprEqual(*o.expr, mul->a);
+}
+
+}  // namespace
+
+bool LinearSum::ToExprEquals(const Expr& e) const {
+  // The steps of ToExpr, in order: the first operand, then (kind, operand)
+  // pairs each applied to the result so far. The result is left-deep, so it
+  // is matched from the outermost step inwards.
+  struct Step {
+    ExprKind kind;
+    Operand operand;
+  };
+  absl::InlinedVector<Step, 8> steps;
+  auto push = [&](ExprKind k, Operand o) { steps.push_back({k, o}); };
+  auto negatable = [&](int64_t v) { return v != INT64_MIN && WrapInt(dtype, -v) == -v; };
+  bool started = false;
+  for (const auto& t : terms) {
+    if (t.coeff <= 0) continue;
+    push(ExprKind::kAdd, {&t.expr, t.coeff});
+    started = true;
+  }
+  int64_t c = constant;
+  if (!started && c > 0) {
+    push(ExprKind::kAdd, {nullptr, c});
+    started = true;
+    c = 0;
+  }
+  for (const auto& t : terms) {
+    if (t.coeff >= 0) continue;
+    if (!started) {
+      push(ExprKind::kAdd, {&t.expr, t.coeff});
+      started = true;
+    } else if (negatable(t.coeff)) {
+      push(ExprKind::kSub, {&t.expr, -t.coeff});
+    } else {
+      push(ExprKind::kAdd, {&t.expr, t.coeff});
+    }
+  }
+  if (!started) return IsLiteral(e, dtype, c);
+  if (c > 0) {
+    push(ExprKind::kAdd, {nullptr, c});
+  } else if (c < 0) {
+    if (negatable(c)) {
+      push(ExprKind::kSub, {nullptr, -c});
+    } else {
+      push(ExprKind::kAdd, {nullptr, c});
+    }
+  }
+  const Expr* cur = &e;
+  for (size_t i = steps.size(); i-- > 1;) {
+    const auto* b = cur->as<BinaryNode>();
+    if (b == nullptr || cur->kind() != steps[i].kind || cur->dtype() != dtype ||
+        !OperandEquals(steps[i].operand, b->b, dtype)) {
+      return false;
+    }
+    cur = &b->a;
+  }
+  return OperandEquals(steps[0].operand, *cur, dtype);
 }
 
 }  // namespace kiln::ir::arith

@@ -12,6 +12,8 @@
 #include <cstdint>
 #include <vector>
 
+#include <absl/container/inlined_vector.h>
+
 #include "ir/expr.h"
 
 namespace kiln::ir::arith {
@@ -33,9 +35,13 @@ struct LinearSum {
     int64_t coeff;
   };
 
+  // Index sums rarely have more than a few terms, and sums are made and
+  // dropped at every step of simplification: keep short ones inline.
+  using Terms = absl::InlinedVector<Term, 4>;
+
   DataType dtype;
   int64_t constant = 0;
-  std::vector<Term> terms;
+  Terms terms;
 
   static LinearSum Const(DataType t, int64_t v);
   static LinearSum Atom(const Expr& e);  // 1 * e
@@ -52,6 +58,11 @@ struct LinearSum {
   // A readable expression: positive terms first, then subtracted ones, then
   // the constant.
   Expr ToExpr() const;
+  // Whether ToExpr() would build an expression equal to e (ExprEqual: same
+  // structure, constants and variables), found without building it: the
+  // simplifier then hands back e itself, and already canonical expressions,
+  // the common case, cost no allocation.
+  bool ToExprEquals(const Expr& e) const;
 };
 
 }  // namespace kiln::ir::arith

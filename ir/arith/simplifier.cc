@@ -249,7 +249,10 @@ Expr Simplifier::Simplify(const Expr& e) {
     if (const auto* v = e.as<VarNode>(); v && (expanding_ > 0 || !an_.LookupValue(v).defined())) {
       return e;
     }
-    return Sum(e).ToExpr();
+    LinearSum sum = Sum(e);
+    // Already canonical: hand back the same node rather than a copy.
+    if (sum.ToExprEquals(e)) return e;
+    return sum.ToExpr();
   }
   switch (e.kind()) {
     case ExprKind::kIntImm:
@@ -492,7 +495,7 @@ void Simplifier::MergeDivModPairs(LinearSum* s) {
         if (!div || s->terms[j].expr.kind() != dk || s->terms[j].coeff != kc) continue;
         if (!ExprEqual(div->b, mod->b) || !ExprEqual(div->a, mod->a)) continue;
         Expr x = mod->a;
-        std::vector<LinearSum::Term> kept;
+        LinearSum::Terms kept;
         for (size_t t = 0; t < s->terms.size(); ++t) {
           if (t != i && t != j) kept.push_back(s->terms[t]);
         }

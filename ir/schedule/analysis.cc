@@ -74,6 +74,7 @@ std::vector<Range> Unbind(const BufferRegion& region, const VarMap& binding) {
 // path[lo] and the block at the end.
 std::vector<std::pair<Var, Range>> LoopsBelow(const StmtPath& path, size_t lo) {
   std::vector<std::pair<Var, Range>> out;
+  out.reserve(path.size());
   for (size_t i = lo + 1; i + 1 < path.size(); ++i) {
     if (const auto* l = path[i].as<ForNode>()) out.push_back({l->loop_var, {l->min, l->extent}});
   }
@@ -306,6 +307,7 @@ bool IsOutputBlock(const Stmt& scope, const BlockNode* block) {
 
 std::vector<std::pair<Var, Range>> LoopDomainOf(const StmtPath& path) {
   std::vector<std::pair<Var, Range>> out;
+  out.reserve(path.size());
   for (const ForNode* l : LoopsAbove(path)) out.push_back({l->loop_var, {l->min, l->extent}});
   return out;
 }
@@ -803,6 +805,7 @@ Stmt SimplifyBlockBindings(const Stmt& s, const std::vector<std::pair<Var, Range
 
 std::vector<std::pair<Var, Range>> AllLoopsAbove(const StmtPath& path) {
   std::vector<std::pair<Var, Range>> out;
+  out.reserve(path.size());
   for (size_t i = 0; i + 1 < path.size(); ++i) {
     if (const auto* l = path[i].as<ForNode>()) out.push_back({l->loop_var, {l->min, l->extent}});
   }

@@ -15,7 +15,11 @@ const char* KindWord(RVKind k) {
 
 }  // namespace
 
-Schedule::Schedule(PrimFunc func, int64_t seed) : func_(std::move(func)), rng_(seed) {}
+Schedule::Schedule(PrimFunc func, int64_t seed) : func_(std::move(func)), rng_(seed) {
+  // A tuning trace makes a few dozen handles: grow the table once, not
+  // by doubling from one.
+  symbols_.reserve(64);
+}
 
 Schedule Schedule::Copy() {
   Schedule copy = *this;

@@ -45,8 +45,10 @@ bool Search(const Stmt& s, std::vector<const Stmt*>* path, const Pred& pred) {
 
 template <typename Pred>
 std::optional<StmtPath> FindPath(const PrimFunc& f, const Pred& pred) {
-  std::vector<const Stmt*> found;
-  found.reserve(32);
+  // Handles are looked up before every primitive: the search stack is kept
+  // per thread rather than allocated each time.
+  thread_local std::vector<const Stmt*> found;
+  found.clear();
   if (!Search(f.body, &found, pred)) return std::nullopt;
   StmtPath path;
   path.reserve(found.size());
@@ -140,10 +142,11 @@ std::optional<StmtPath> FindLoopPath(const PrimFunc& f, const VarNode* loop_var)
 }
 
 std::vector<const ForNode*> LoopsAbove(const StmtPath& path) {
+  int scope = ScopeIndex(path);
   std::vector<const ForNode*> loops;
-  for (int i = static_cast<int>(path.size()) - 2; i >= 0; --i) {
-    if (path[i].kind() == StmtKind::kBlockRealize) break;
-    if (const auto* l = path[i].as<ForNode>()) loops.insert(loops.begin(), l);
+  loops.reserve(path.size() - static_cast<size_t>(scope + 1));
+  for (size_t i = static_cast<size_t>(scope + 1); i + 1 < path.size(); ++i) {
+    if (const auto* l = path[i].as<ForNode>()) loops.push_back(l);
   }
   return loops;
 }
