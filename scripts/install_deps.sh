@@ -5,7 +5,7 @@ set -euo pipefail
 
 PACKAGES=(
   cmake ninja-build g++ clang-14 libclang-rt-14-dev pkg-config ccache
-  libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
+  libgrpc++-dev libabsl-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   libxgboost-dev xgboost
   libsqlite3-dev sqlite3
   libgtest-dev libgmock-dev
