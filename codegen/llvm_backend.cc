@@ -201,10 +201,6 @@ std::string EmitFile(Compiled& c, llvm::CodeGenFileType type) {
 
 }  // namespace
 
-ObjectCode BuildObject(const ir::PrimFunc& func, const ir::Target& target) {
-  return BuildObject(func, target, nullptr);
-}
-
 ObjectCode BuildObject(const ir::PrimFunc& func, const ir::Target& target, BuildProfile* profile) {
   if (profile) *profile = BuildProfile{};
   Compiled c = Compile(func, target, /*readable=*/false, profile);

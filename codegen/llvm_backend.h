@@ -31,10 +31,6 @@ struct ObjectCode {
 ir::Target ResolveTarget(std::string_view spec);
 ir::Target HostTarget();
 
-// Lowers `func` (ir::transform::Lower) and compiles it at O3 for `target`.
-// Throws BuildError. Safe to call from several threads at once.
-ObjectCode BuildObject(const ir::PrimFunc& func, const ir::Target& target);
-
 // Where one build's time went, in CPU seconds of the calling thread (the
 // build runs on it alone): for benchmarks and logs.
 struct BuildProfile {
@@ -44,8 +40,11 @@ struct BuildProfile {
   double codegen_secs = 0;   // LLVM IR -> object file (instruction selection to MC)
   double total_secs() const { return lower_secs + emit_secs + optimize_secs + codegen_secs; }
 };
-// BuildObject that also fills *profile (when not null).
-ObjectCode BuildObject(const ir::PrimFunc& func, const ir::Target& target, BuildProfile* profile);
+// Lowers `func` (ir::transform::Lower) and compiles it at O3 for `target`;
+// fills *profile when it is not null. Throws BuildError. Safe to call from
+// several threads at once.
+ObjectCode BuildObject(const ir::PrimFunc& func, const ir::Target& target,
+                       BuildProfile* profile = nullptr);
 // The same lowered function as LLVM IR text / assembly text.
 std::string EmitLLVMIR(const ir::PrimFunc& func, const ir::Target& target);
 std::string EmitAssembly(const ir::PrimFunc& func, const ir::Target& target);
