@@ -213,6 +213,27 @@ TEST(EmittedCode, ImperfectVectorSplitMatchesInterpreter) {
   EXPECT_TRUE(SameAsInterpreter(ir::Matmul(100, 100, 100), TiledMatmul(100, 16, false)));
 }
 
+// Indices the backend computes in 64 bits (codegen/index_range.h) next to
+// ones it must not: loops that start below zero, floor division and modulo
+// of negative values, a parallel loop whose variable is offset, and a loop
+// that ends just below INT32_MAX.
+TEST(EmittedCode, IndexArithmeticMatchesInterpreterAcrossSigns) {
+  const PrimFunc f = ir::ParseFunc(R"(# from tvm.script import tir as T
+
+@T.prim_func
+def main(A: T.Buffer((64,), "int32"), B: T.Buffer((64,), "int32"), C: T.Buffer((8,), "int32")):
+    T.func_attr({"tir.noalias": T.bool(True)})
+    for i in range(-16, 16):
+        for j in range(2):
+            B[(i + 16) * 2 + j] = A[(i * 2 + j) % 64] + i // 3 + (i - 5) % 7 + T.min(i, j) * 2 - T.max(i * 3, j) + A[(i + 16) // 4 * 8 + (i + 16) % 4]
+    for p in T.parallel(4, 8):
+        C[p - 4] = A[p * 8 - 32 + p % 3] * 2
+    for k in range(2147483640, 2147483647):
+        C[k - 2147483640] = C[k - 2147483640] + A[(k - 2147483640) * 9]
+)");
+  EXPECT_TRUE(SameAsInterpreter(f, f));
+}
+
 TEST(EmittedCode, KernelRunsOnEveryThreadCount) {
   PrimFunc f = TiledMatmul(64, 16);
   for (int threads : {1, 2, 3, 8}) {
