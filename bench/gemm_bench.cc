@@ -1,13 +1,15 @@
 // GMM 1024^3 (batch_matmul_nkkm, batch 1) under the hand-written CPU
-// schedule kept in configs/traces/gmm_1024_cpu.json, against OpenBLAS sgemm
-// with the same thread count, in the same run.
+// schedule for this host's vector width (configs/traces/gmm_1024_cpu.json
+// on AVX-512, gmm_1024_avx2.json otherwise), against OpenBLAS sgemm with the
+// same thread count, in the same run.
 //
 //   gemm_bench [--trace FILE | --db FILE] [--threads N] [--reps N] [--emit-asm FILE]
 //       --db races the best verified record of GMM:3 on this host in a
 //       tuning database (e.g. after `kiln tune --workload GMM:3 --trials 256`)
 //   gemm_bench --write-trace FILE [--rows R --vecs V]
 //       regenerates the trace file from the schedule written out below
-//       (R x 16V register tile; the committed file is the default 4 x 64)
+//       (R x 16V register tile; the committed files are 4 x 64 for
+//       AVX-512, the default, and 4 x 16 for AVX2: --rows 4 --vecs 1)
 //
 // The kernel is first checked against OpenBLAS's result (and, without
 // OpenBLAS, against sampled elements computed in double), then both are
@@ -53,7 +55,9 @@ constexpr int64_t kN = 1024;
 // every 4-row strip keeps the 4 x 64 accumulator in registers over all of k.
 // Register tile: kRows rows of Z by kVecs vectors of 16 floats. 4 x 4 keeps
 // 16 zmm accumulators, 4 loads of Y and 4 broadcasts of X per 16 FMAs; 8 x 2
-// and 2 x 8 measured slower, larger tiles spill.
+// and 2 x 8 measured slower, larger tiles spill. With AVX2's 16 ymm
+// registers a 16-float vector is two of them: 4 x 1 (8 accumulators) beat
+// 8 x 1, 4 x 2 and 2 x 2 on znver3, and 4 x 4 spills.
 void HandSchedule(ir::Schedule& sch, int64_t rows, int64_t vecs) {
   ir::BlockRV z = sch.GetBlock("Z");
   std::vector<ir::LoopRV> l = sch.GetLoops(z);
@@ -134,7 +138,9 @@ double SampledError(const float* x, const float* y, const float* z, int samples)
 
 int Run(int argc, char** argv) {
   CLI::App app{"GMM 1024^3: the hand schedule vs OpenBLAS sgemm"};
-  std::string trace_path = KILN_SOURCE_DIR "/configs/traces/gmm_1024_cpu.json";
+  const ir::Target host = codegen::HostTarget();
+  std::string trace_path = std::string(KILN_SOURCE_DIR "/configs/traces/") +
+                           (host.HasFeature("avx512f") ? "gmm_1024_cpu.json" : "gmm_1024_avx2.json");
   std::string write_trace, emit_asm, db_path;
   int threads = 2, reps = 9;
   auto* trace_opt = app.add_option("--trace", trace_path, "Trace JSON applied to GMM 1024^3");
@@ -161,7 +167,6 @@ int Run(int argc, char** argv) {
     return 0;
   }
 
-  const ir::Target host = codegen::HostTarget();
   std::string trace_json, trace_from = "trace " + trace_path;
   if (db_path.empty()) {
     trace_json = ReadFile(trace_path);

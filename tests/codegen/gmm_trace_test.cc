@@ -1,9 +1,9 @@
-// The committed hand schedule for GMM 1024^3 (configs/traces/gmm_1024_cpu.json,
-// what bench/gemm_bench times against OpenBLAS) must keep applying and
-// keep computing the right thing: replayed on reduced GMMs it matches the
-// interpreter; replayed on GMM 1024^3 it compiles to the register-tiled
-// zmm FMA loop it was written for and matches a double-precision reference
-// on sampled elements.
+// The committed hand schedules for GMM 1024^3 (configs/traces/: one for
+// AVX-512, one for AVX2; what bench/gemm_bench times against OpenBLAS) must
+// keep applying and keep computing the right thing: replayed on reduced
+// GMMs they match the interpreter; replayed on GMM 1024^3 they match a
+// double-precision reference on sampled elements and compile, for a CPU of
+// their kind, to the register-tiled FMA loop they were written for.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -24,8 +24,11 @@
 namespace kiln::codegen {
 namespace {
 
-ir::Trace HandTrace() {
-  const std::string path = std::string(KILN_SOURCE_DIR) + "/configs/traces/gmm_1024_cpu.json";
+constexpr const char* kAvx512Trace = "gmm_1024_cpu.json";
+constexpr const char* kAvx2Trace = "gmm_1024_avx2.json";
+
+ir::Trace HandTrace(const std::string& file) {
+  const std::string path = std::string(KILN_SOURCE_DIR) + "/configs/traces/" + file;
   std::ifstream in(path);
   EXPECT_TRUE(in.good()) << "cannot read " << path;
   std::stringstream ss;
@@ -48,12 +51,14 @@ std::vector<ir::NDArray> RunCompiled(const ir::PrimFunc& scheduled, uint64_t see
   return args;
 }
 
+class GmmHandTrace : public ::testing::TestWithParam<const char*> {};
+
 // The trace's outer split factors are inferred, so it replays on any GMM
-// whose rows divide by the register tile (4) and columns by the panel (64):
-// here 128^3 (GMM config 0), a rectangular case and a batch of two (the
-// batch is fused into the parallel loop).
-TEST(GmmHandTrace, ReducedShapesMatchInterpreter) {
-  const ir::Trace trace = HandTrace();
+// whose rows divide by the register tile (4) and columns by the panel (64
+// or 16): here 128^3 (GMM config 0), a rectangular case and a batch of two
+// (the batch is fused into the parallel loop).
+TEST_P(GmmHandTrace, ReducedShapesMatchInterpreter) {
+  const ir::Trace trace = HandTrace(GetParam());
   const std::vector<ir::PrimFunc> shapes = {ir::MakeWorkload("GMM", 0), ir::BatchMatmulNKKM(1, 8, 192, 24),
                                             ir::BatchMatmulNKKM(2, 12, 64, 33)};
   for (int threads : {1, 2}) {
@@ -72,9 +77,9 @@ TEST(GmmHandTrace, ReducedShapesMatchInterpreter) {
   kiln_runtime_set_num_threads(0);
 }
 
-TEST(GmmHandTrace, FullSizeMatchesSampledReference) {
+TEST_P(GmmHandTrace, FullSizeMatchesSampledReference) {
   const ir::PrimFunc f = ir::MakeWorkload("GMM", 3);
-  const ir::PrimFunc scheduled = Apply(HandTrace(), f);
+  const ir::PrimFunc scheduled = Apply(HandTrace(GetParam()), f);
   std::vector<ir::NDArray> args = RunCompiled(scheduled, 7);
   const float* x = args[0].data_as<float>();
   const float* y = args[1].data_as<float>();
@@ -91,28 +96,53 @@ TEST(GmmHandTrace, FullSizeMatchesSampledReference) {
   }
 }
 
-// What makes the schedule fast: the register tile (4 rows x 4 zmm) stays in
-// registers, so the k loop is 16 FMAs on zmm registers with no spills of
-// the accumulator, and the panel of Y is packed once per parallel task.
-TEST(GmmHandTrace, FullSizeInnerLoopIsZmmFma) {
-  const ir::Target host = HostTarget();
-  if (!host.HasFeature("avx512f")) GTEST_SKIP() << "host has no AVX-512";
-  const std::string asm_text = EmitAssembly(Apply(HandTrace(), ir::MakeWorkload("GMM", 3)), host);
-  size_t fma = 0, stack_vectors = 0;
+INSTANTIATE_TEST_SUITE_P(Traces, GmmHandTrace, ::testing::Values(kAvx512Trace, kAvx2Trace));
+
+// What makes a schedule fast: its register tile stays in registers, so the
+// k loop is FMAs on vector registers of the target's width with no spills
+// of the accumulator. Checked on the assembly for a CPU of each kind, so
+// on any host.
+struct FmaLoop {
+  size_t fma = 0;            // vector FMAs in the kernel
+  size_t narrower_fma = 0;   // FMAs on other registers than `reg`
+  size_t stack_vectors = 0;  // `reg` registers read from or written to the stack
+};
+
+FmaLoop ScanAssembly(const std::string& asm_text, const std::string& reg) {
+  FmaLoop out;
   std::istringstream lines(asm_text);
   for (std::string line; std::getline(lines, line);) {
-    const bool zmm = line.find("zmm") != std::string::npos;
-    // A zmm register read from or written to the stack: the accumulator
+    const bool wide = line.find(reg) != std::string::npos;
+    // A vector register read from or written to the stack: the accumulator
     // was not promoted to registers, or spilled.
-    if (zmm && line.find("(%rsp)") != std::string::npos) ++stack_vectors;
+    if (wide && line.find("(%rsp)") != std::string::npos) ++out.stack_vectors;
     if (line.find("vfmadd") == std::string::npos) continue;
-    EXPECT_TRUE(zmm) << line;
-    ++fma;
+    ++out.fma;
+    if (!wide) ++out.narrower_fma;
   }
-  EXPECT_EQ(stack_vectors, 0u) << asm_text;
-  // One 4 x 4-vector tile per k step (LLVM may unroll k further).
-  EXPECT_GE(fma, 16u) << asm_text;
-  EXPECT_EQ(fma % 16, 0u) << asm_text;
+  return out;
+}
+
+// 4 rows x 4 zmm: 16 FMAs per k step (LLVM may unroll k further).
+TEST(GmmHandTraceCode, Avx512InnerLoopIsZmmFma) {
+  const ir::Target cpu = ResolveTarget("llvm -mcpu=sapphirerapids -num-cores=2");
+  const std::string asm_text = EmitAssembly(Apply(HandTrace(kAvx512Trace), ir::MakeWorkload("GMM", 3)), cpu);
+  const FmaLoop loop = ScanAssembly(asm_text, "zmm");
+  EXPECT_EQ(loop.stack_vectors, 0u) << asm_text;
+  EXPECT_EQ(loop.narrower_fma, 0u) << asm_text;
+  EXPECT_GE(loop.fma, 16u) << asm_text;
+  EXPECT_EQ(loop.fma % 16, 0u) << asm_text;
+}
+
+// 4 rows x 16 floats = 4 x 2 ymm: 8 FMAs per k step.
+TEST(GmmHandTraceCode, Avx2InnerLoopIsYmmFma) {
+  const ir::Target cpu = ResolveTarget("llvm -mcpu=znver3 -num-cores=2");
+  const std::string asm_text = EmitAssembly(Apply(HandTrace(kAvx2Trace), ir::MakeWorkload("GMM", 3)), cpu);
+  const FmaLoop loop = ScanAssembly(asm_text, "ymm");
+  EXPECT_EQ(loop.stack_vectors, 0u) << asm_text;
+  EXPECT_EQ(loop.narrower_fma, 0u) << asm_text;
+  EXPECT_GE(loop.fma, 8u) << asm_text;
+  EXPECT_EQ(loop.fma % 8, 0u) << asm_text;
 }
 
 }  // namespace
