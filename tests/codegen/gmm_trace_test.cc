@@ -123,27 +123,31 @@ FmaLoop ScanAssembly(const std::string& asm_text, const std::string& reg) {
   return out;
 }
 
-// 4 rows x 4 zmm: 16 FMAs per k step (LLVM may unroll k further).
-TEST(GmmHandTraceCode, Avx512InnerLoopIsZmmFma) {
-  const ir::Target cpu = ResolveTarget("llvm -mcpu=sapphirerapids -num-cores=2");
-  const std::string asm_text = EmitAssembly(Apply(HandTrace(kAvx512Trace), ir::MakeWorkload("GMM", 3)), cpu);
-  const FmaLoop loop = ScanAssembly(asm_text, "zmm");
+struct CodeCase {
+  const char* trace;
+  const char* cpu;
+  const char* reg;         // the vector registers its FMAs must use
+  size_t fma_per_k_step;   // register tile / vector width
+};
+
+class GmmHandTraceCode : public ::testing::TestWithParam<CodeCase> {};
+
+TEST_P(GmmHandTraceCode, InnerLoopIsFmaOnRegisters) {
+  const CodeCase& c = GetParam();
+  const ir::Target cpu = ResolveTarget(std::string("llvm -mcpu=") + c.cpu + " -num-cores=2");
+  const std::string asm_text = EmitAssembly(Apply(HandTrace(c.trace), ir::MakeWorkload("GMM", 3)), cpu);
+  const FmaLoop loop = ScanAssembly(asm_text, c.reg);
   EXPECT_EQ(loop.stack_vectors, 0u) << asm_text;
   EXPECT_EQ(loop.narrower_fma, 0u) << asm_text;
-  EXPECT_GE(loop.fma, 16u) << asm_text;
-  EXPECT_EQ(loop.fma % 16, 0u) << asm_text;
+  // LLVM may unroll k further.
+  EXPECT_GE(loop.fma, c.fma_per_k_step) << asm_text;
+  EXPECT_EQ(loop.fma % c.fma_per_k_step, 0u) << asm_text;
 }
 
-// 4 rows x 16 floats = 4 x 2 ymm: 8 FMAs per k step.
-TEST(GmmHandTraceCode, Avx2InnerLoopIsYmmFma) {
-  const ir::Target cpu = ResolveTarget("llvm -mcpu=znver3 -num-cores=2");
-  const std::string asm_text = EmitAssembly(Apply(HandTrace(kAvx2Trace), ir::MakeWorkload("GMM", 3)), cpu);
-  const FmaLoop loop = ScanAssembly(asm_text, "ymm");
-  EXPECT_EQ(loop.stack_vectors, 0u) << asm_text;
-  EXPECT_EQ(loop.narrower_fma, 0u) << asm_text;
-  EXPECT_GE(loop.fma, 8u) << asm_text;
-  EXPECT_EQ(loop.fma % 8, 0u) << asm_text;
-}
+// 4 rows x 4 zmm: 16 FMAs per k step; 4 rows x 16 floats = 4 x 2 ymm: 8.
+INSTANTIATE_TEST_SUITE_P(Cpus, GmmHandTraceCode,
+                         ::testing::Values(CodeCase{kAvx512Trace, "sapphirerapids", "zmm", 16},
+                                           CodeCase{kAvx2Trace, "znver3", "ymm", 8}));
 
 }  // namespace
 }  // namespace kiln::codegen
