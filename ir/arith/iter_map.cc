@@ -332,7 +332,7 @@ class IterMapRewriter {
       }
       if (same) return f;
     }
-    auto m = std::make_shared<IterMarkNode>();
+    auto m = MakeNode<IterMarkNode>();
     m->sum = norm;
     m->extent = extent;
     fused_.push_back(m);

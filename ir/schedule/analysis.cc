@@ -660,7 +660,7 @@ class BindingSimplifier : public IRMutator {
     BlockNode out = *op;
     if (op->init) out.init = std::move(init);
     out.body = std::move(body);
-    return Block(std::make_shared<const BlockNode>(std::move(out)));
+    return Block(MakeNode<BlockNode>(std::move(out)));
   }
 
   Stmt VisitFor(const Stmt& s, const ForNode* op) override {
@@ -684,7 +684,7 @@ class BindingSimplifier : public IRMutator {
     for (size_t i = 0; i < values.size(); ++i)
       changed = changed || !values[i].same_as(r->iter_values[i]);
     if (!changed) return visited;
-    auto n = std::make_shared<BlockRealizeNode>(*r);
+    auto n = MakeNode<BlockRealizeNode>(*r);
     n->iter_values = std::move(values);
     n->predicate = std::move(pred);
     return Stmt(std::move(n));

@@ -135,7 +135,7 @@ void Schedule::Reorder(const std::vector<LoopRV>& ordered_loops) {
                                             ", which the new order places inside it");
       }
       inner_vars.insert(l->loop_var.get());
-      auto n = std::make_shared<ForNode>(*l);
+      auto n = MakeNode<ForNode>(*l);
       n->body = body;
       body = Stmt(std::move(n));
     }

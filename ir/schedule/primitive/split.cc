@@ -30,7 +30,7 @@ class PredicateAppender : public IRMutator {
 
  protected:
   Stmt VisitBlockRealize(const Stmt&, const BlockRealizeNode* op) override {
-    auto n = std::make_shared<BlockRealizeNode>(*op);
+    auto n = MakeNode<BlockRealizeNode>(*op);
     n->predicate = !op->predicate.defined() || IsConstInt(op->predicate, 1)
                        ? pred_
                        : And(op->predicate, pred_);
