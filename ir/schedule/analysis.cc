@@ -714,6 +714,7 @@ class BindingSimplifier : public IRMutator {
       }
       return out;
     }
+    BindPending();
     Expr p = pred.defined() && !IsConstInt(pred, 1) ? pred : Expr();
     arith::IterMapResult map;
     if (!in.empty() && !scope_loops_.empty()) {
@@ -772,6 +773,7 @@ class BindingSimplifier : public IRMutator {
   Expr SimplifyPredicate(const Expr& e) {
     const auto* b = e.as<BinaryNode>();
     if (b == nullptr || (e.kind() != ExprKind::kAnd && !IsComparison(e.kind()))) return e;
+    BindPending();
     Expr x = e.kind() == ExprKind::kAnd ? SimplifyPredicate(b->a) : SimplifySide(b->a);
     Expr y = e.kind() == ExprKind::kAnd ? SimplifyPredicate(b->b) : SimplifySide(b->b);
     if (x.same_as(b->a) && y.same_as(b->b)) return e;
@@ -783,14 +785,30 @@ class BindingSimplifier : public IRMutator {
     return StructuralEqual(nv, v) ? v : nv;
   }
 
+  // Loop ranges reach the analyzer only once something asks it about
+  // ranges: bindings of + - * alone (all that split leaves) simplify alike
+  // without them, and binding every loop of a deep nest costs more than
+  // simplifying its bindings. Ranges are bound in the order the loops were
+  // entered, so the analyzer ends up as if each was bound on entry.
+  void BindPending() {
+    for (; bound_ < entered_.size(); ++bound_) {
+      an_.Bind(entered_[bound_].first, entered_[bound_].second);
+    }
+  }
+
   void Enter(const Var& v, const Range& r) {
-    an_.Bind(v, r);
+    entered_.push_back({v, r});
+    // A constant extent simplifies to itself whatever the analyzer knows;
+    // anything else is simplified with every range entered so far.
+    if (!r.min.defined() || r.extent.as<IntImmNode>() == nullptr) BindPending();
     if (IsConstInt(an_.Simplify(r.extent), 1)) unit_[v.get()] = r.min;
     scope_loops_.push_back({v, r});
   }
 
   bool preserve_;
   arith::Analyzer an_;
+  std::vector<std::pair<Var, Range>> entered_;  // every loop entered, in order
+  size_t bound_ = 0;                            // how many of them an_ has
   VarMap unit_;
   std::vector<std::pair<Var, Range>> scope_loops_;
 };

@@ -66,6 +66,15 @@ const StmtNode* UnguardableWork(const Stmt& s) {
   }
 }
 
+// Whether a >= b for small non-negative constants, decided without the
+// analyzer (which would decide it alike); false when either is not one.
+bool ConstGE(const Expr& a, const Expr& b) {
+  int64_t x, y;
+  constexpr int64_t kSmall = int64_t{1} << 30;
+  return AsConstInt(a, &x) && AsConstInt(b, &y) && a.dtype() == b.dtype() && x >= 0 && y >= 0 &&
+         x < kSmall && y < kSmall && x >= y;
+}
+
 }  // namespace
 
 std::vector<LoopRV> Schedule::Split(LoopRV loop_rv, const std::vector<Factor>& factors,
@@ -84,7 +93,8 @@ std::vector<LoopRV> Schedule::Split(LoopRV loop_rv, const std::vector<Factor>& f
   }
   arith::Analyzer an;
   for (const auto& [v, r] : AllLoopsAbove(path)) an.Bind(v, r);
-  if (!an.CanProve(EQ(loop.min, IntImm(0, loop.min.dtype())))) {
+  // A zero minimum (the usual case) needs no proof; the proof agrees.
+  if (!IsConstInt(loop.min, 0) && !an.CanProve(EQ(loop.min, IntImm(0, loop.min.dtype())))) {
     throw ScheduleError(kPrimitive, "loop " + name + " starts at " + ToText(loop.min) +
                                         "; only loops starting at 0 can be split");
   }
@@ -125,7 +135,7 @@ std::vector<LoopRV> Schedule::Split(LoopRV loop_rv, const std::vector<Factor>& f
   Expr extent = an.Simplify(loop.extent);
   if (infer_index >= 0) {
     values[infer_index] = an.Simplify(FloorDiv(extent + known_product - 1, known_product));
-  } else if (!an.CanProve(GE(known_product, extent))) {
+  } else if (!ConstGE(known_product, extent) && !an.CanProve(GE(known_product, extent))) {
     throw ScheduleError(kPrimitive, "the product of factors (" + ToText(known_product) +
                                         ") is less than the extent of loop " + name + " (" +
                                         ToText(extent) + ")");
