@@ -256,14 +256,27 @@ Block IRMutator::VisitBlock(const Block& b) {
     Range r = VisitRange(op->iter_vars[i].dom);
     if (!SameRange(r, op->iter_vars[i].dom)) edit().iter_vars[i].dom = std::move(r);
   }
-  auto regions = [&](const std::vector<BufferRegion>& rs, std::vector<BufferRegion> BlockNode::*field) {
+  auto regions = [&](const std::vector<BufferRegion>& rs,
+                     std::vector<BufferRegion> BlockNode::*field) {
+    // As VisitRegion, building a new range list only once a range changed.
     for (size_t i = 0; i < rs.size(); ++i) {
-      BufferRegion nr = VisitRegion(rs[i]);
-      bool changed = !nr.buffer.same_as(rs[i].buffer) || nr.region.size() != rs[i].region.size();
-      for (size_t j = 0; !changed && j < nr.region.size(); ++j) {
-        changed = !SameRange(nr.region[j], rs[i].region[j]);
+      const BufferRegion& r = rs[i];
+      Buffer buffer = VisitBuffer(r.buffer);
+      std::vector<Range> ranges;
+      bool ranges_changed = false;
+      for (size_t j = 0; j < r.region.size(); ++j) {
+        Range x = VisitRange(r.region[j]);
+        if (!ranges_changed) {
+          if (SameRange(x, r.region[j])) continue;
+          ranges_changed = true;
+          ranges.reserve(r.region.size());
+          ranges.assign(r.region.begin(), r.region.begin() + static_cast<std::ptrdiff_t>(j));
+        }
+        ranges.push_back(std::move(x));
       }
-      if (changed) (edit().*field)[i] = std::move(nr);
+      if (!ranges_changed && buffer.same_as(r.buffer)) continue;
+      (edit().*field)[i] =
+          BufferRegion{std::move(buffer), ranges_changed ? std::move(ranges) : r.region};
     }
   };
   regions(op->reads, &BlockNode::reads);

@@ -148,9 +148,7 @@ Expr FloatImm(double value, DataType t) {
 
 Expr BoolImm(bool value) { return IntImm(value ? 1 : 0, DataType::Bool()); }
 
-Expr StringImm(std::string value) {
-  return Expr(MakeNode<StringImmNode>(std::move(value)));
-}
+Expr StringImm(std::string value) { return Expr(MakeNode<StringImmNode>(std::move(value))); }
 
 Expr MakeConst(DataType t, double value) {
   if (t.is_vector()) return Broadcast(MakeConst(t.element_of(), value), t.lanes());
@@ -284,8 +282,8 @@ Expr IfThenElse(Expr cond, Expr t, Expr f) {
     throw IRError("if_then_else condition must be bool, got " + cond.dtype().str());
   }
   DataType type = Promote(&t, &f, "if_then_else");
-  return Expr(MakeNode<CallNode>(
-      type, CallOp::kIfThenElse, std::vector<Expr>{std::move(cond), std::move(t), std::move(f)}));
+  return Expr(MakeNode<CallNode>(type, CallOp::kIfThenElse,
+                                 std::vector<Expr>{std::move(cond), std::move(t), std::move(f)}));
 }
 
 Expr Cast(DataType t, Expr v) {
