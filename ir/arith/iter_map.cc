@@ -418,6 +418,7 @@ std::string Where(const Use& u) {
 // maps hold a handful of marks and uses, so scanning beats a map of lists.
 class MarkUses {
  public:
+  MarkUses() { all_.reserve(16); }  // grown once, not through 1, 2, 4, 8
   void Add(const IterMarkNode* m, const Use& u) { all_.push_back({m, u}); }
   // The uses of m, in the order they were added; false if there are none.
   bool Gather(const IterMarkNode* m, std::vector<Use>* out) const {

@@ -641,6 +641,8 @@ class BindingSimplifier : public IRMutator {
  public:
   BindingSimplifier(const std::vector<std::pair<Var, Range>>& outer, bool preserve_unit_iters)
       : preserve_(preserve_unit_iters) {
+    entered_.reserve(16);
+    scope_loops_.reserve(16);
     for (const auto& [v, r] : outer) Enter(v, r);
   }
 
@@ -672,10 +674,10 @@ class BindingSimplifier : public IRMutator {
 
   Stmt VisitBlockRealize(const Stmt& s, const BlockRealizeNode* op) override {
     // Loops inside the block belong to its own scope.
-    std::vector<std::pair<Var, Range>> outer = std::move(scope_loops_);
-    scope_loops_.clear();
+    size_t outer_begin = scope_begin_;
+    scope_begin_ = scope_loops_.size();
     Stmt visited = IRMutator::VisitBlockRealize(s, op);
-    scope_loops_ = std::move(outer);
+    scope_begin_ = outer_begin;
 
     const auto* r = visited.as<BlockRealizeNode>();
     Expr pred = r->predicate.defined() ? SimplifyPredicate(r->predicate) : r->predicate;
@@ -717,8 +719,10 @@ class BindingSimplifier : public IRMutator {
     BindPending();
     Expr p = pred.defined() && !IsConstInt(pred, 1) ? pred : Expr();
     arith::IterMapResult map;
-    if (!in.empty() && !scope_loops_.empty()) {
-      map = arith::DetectIterMap(in, scope_loops_, p, arith::IterMapLevel::kSurjective, &an_);
+    if (!in.empty() && scope_loops_.size() > scope_begin_) {
+      std::vector<std::pair<Var, Range>> loops(
+          scope_loops_.begin() + static_cast<std::ptrdiff_t>(scope_begin_), scope_loops_.end());
+      map = arith::DetectIterMap(in, loops, p, arith::IterMapLevel::kSurjective, &an_);
     }
     for (size_t i = 0; i < in.size(); ++i) {
       Expr nv;
@@ -810,7 +814,10 @@ class BindingSimplifier : public IRMutator {
   std::vector<std::pair<Var, Range>> entered_;  // every loop entered, in order
   size_t bound_ = 0;                            // how many of them an_ has
   VarMap unit_;
+  // The loops from the root of the walk to the current statement; those of
+  // the current block scope start at scope_begin_.
   std::vector<std::pair<Var, Range>> scope_loops_;
+  size_t scope_begin_ = 0;
 };
 
 }  // namespace

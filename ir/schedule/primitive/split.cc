@@ -143,6 +143,7 @@ std::vector<LoopRV> Schedule::Split(LoopRV loop_rv, const std::vector<Factor>& f
 
   // The new loop variables and the value that replaces the old one.
   std::vector<Var> vars;
+  vars.reserve(values.size());
   Expr substitute;
   for (size_t i = 0; i < values.size(); ++i) {
     Var v(name + "_" + std::to_string(i), dtype);
@@ -177,11 +178,15 @@ std::vector<LoopRV> Schedule::Split(LoopRV loop_rv, const std::vector<Factor>& f
 
   std::vector<LoopRV> out;
   std::vector<RVRef> refs;
+  out.reserve(vars.size());
+  refs.reserve(vars.size());
   for (const Var& v : vars) {
     out.push_back(NewLoopRV(v));
     refs.push_back(out.back().ref());
   }
-  std::vector<InstArg> inputs{InstArg::Of(loop_rv.ref())};
+  std::vector<InstArg> inputs;
+  inputs.reserve(factors.size() + 1);
+  inputs.push_back(InstArg::Of(loop_rv.ref()));
   for (const Factor& f : factors) {
     if (std::holds_alternative<std::monostate>(f)) {
       inputs.push_back(InstArg::None());
