@@ -23,9 +23,11 @@ namespace {
 
 constexpr std::size_t kGranule = 16;
 constexpr std::size_t kClasses = 32;  // blocks up to 512 bytes are kept
-// Per class and thread: enough for the nodes a schedule's tree drops at
-// once, small enough that an idle thread holds at most a few MiB.
-constexpr std::uint32_t kMaxKept = 4096;
+// Per class and thread: a replayed tuning trace never has more than a few
+// hundred nodes of one size free at once (replay_bench runs the same with a
+// bound of 256), and the bound keeps an idle thread's hoard small: in
+// practice a few node sizes are used, under 1 MiB in all.
+constexpr std::uint32_t kMaxKept = 1024;
 
 struct FreeBlock {
   FreeBlock* next;
