@@ -4,7 +4,7 @@ namespace kiln::ir {
 
 Buffer::Buffer(std::string name, DataType dtype, std::vector<Expr> shape, std::string scope,
                std::vector<Expr> strides) {
-  auto n = std::make_shared<BufferNode>();
+  auto n = MakeNode<BufferNode>();
   n->name = std::move(name);
   n->dtype = dtype;
   n->shape = std::move(shape);
@@ -14,13 +14,13 @@ Buffer::Buffer(std::string name, DataType dtype, std::vector<Expr> shape, std::s
 }
 
 Buffer Buffer::WithScope(std::string scope) const {
-  auto n = std::make_shared<BufferNode>(*node_);
+  auto n = MakeNode<BufferNode>(*node_);
   n->scope = std::move(scope);
   return Buffer(std::move(n));
 }
 
 Buffer Buffer::WithName(std::string name) const {
-  auto n = std::make_shared<BufferNode>(*node_);
+  auto n = MakeNode<BufferNode>(*node_);
   n->name = std::move(name);
   return Buffer(std::move(n));
 }

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "ir/dtype.h"
+#include "ir/node_alloc.h"
 
 namespace kiln::ir {
 
@@ -211,7 +212,7 @@ class Var : public Expr {
  public:
   Var() = default;
   explicit Var(std::string name, DataType t = DataType::Int32())
-      : Expr(std::make_shared<const VarNode>(std::move(name), t)) {}
+      : Expr(MakeNode<VarNode>(std::move(name), t)) {}
   explicit Var(std::shared_ptr<const VarNode> n) : Expr(std::move(n)) {}
   const VarNode* get() const { return static_cast<const VarNode*>(Expr::get()); }
   const VarNode* operator->() const { return get(); }

@@ -1,5 +1,8 @@
 #include "ir/functor.h"
 
+#include <cstddef>
+#include <optional>
+
 #include "ir/error.h"
 #include "ir/op.h"
 
@@ -106,15 +109,22 @@ void IRVisitor::VisitRegion(const BufferRegion& r) {
 
 namespace {
 
-// Mutates each element; returns true if any changed.
+// Mutates each element; returns true if any changed. `out` is filled only
+// then: mutators leave most lists (indices, bindings, statements) as they
+// are, and an unchanged list costs no allocation.
 template <typename T, typename F>
 bool MutateAll(const std::vector<T>& in, std::vector<T>* out, F f) {
-  bool changed = false;
   out->clear();
-  out->reserve(in.size());
-  for (const auto& x : in) {
-    out->push_back(f(x));
-    if (!out->back().same_as(x)) changed = true;
+  bool changed = false;
+  for (size_t i = 0; i < in.size(); ++i) {
+    T r = f(in[i]);
+    if (!changed) {
+      if (r.same_as(in[i])) continue;
+      changed = true;
+      out->reserve(in.size());
+      out->assign(in.begin(), in.begin() + static_cast<std::ptrdiff_t>(i));
+    }
+    out->push_back(std::move(r));
   }
   return changed;
 }
@@ -167,14 +177,14 @@ Expr IRMutator::VisitSelect(const Expr& e, const SelectNode* op) {
 Expr IRMutator::VisitCast(const Expr& e, const CastNode* op) {
   Expr v = VisitExpr(op->value);
   if (v.same_as(op->value)) return e;
-  return Expr(std::make_shared<const CastNode>(op->dtype, std::move(v)));
+  return Expr(MakeNode<CastNode>(op->dtype, std::move(v)));
 }
 Expr IRMutator::VisitBufferLoad(const Expr& e, const BufferLoadNode* op) {
   std::vector<Expr> idx;
   bool changed = MutateAll(op->indices, &idx, [this](const Expr& x) { return VisitExpr(x); });
   Buffer b = VisitBuffer(op->buffer);
   if (!changed && b.same_as(op->buffer)) return e;
-  return BufferLoad(std::move(b), std::move(idx));
+  return BufferLoad(std::move(b), changed ? std::move(idx) : op->indices);
 }
 Expr IRMutator::VisitCall(const Expr& e, const CallNode* op) {
   std::vector<Expr> args;
@@ -212,7 +222,7 @@ Stmt IRMutator::VisitFor(const Stmt& s, const ForNode* op) {
   Expr min = VisitExpr(op->min), extent = VisitExpr(op->extent);
   Stmt body = VisitStmt(op->body);
   if (min.same_as(op->min) && extent.same_as(op->extent) && body.same_as(op->body)) return s;
-  auto n = std::make_shared<ForNode>(*op);
+  auto n = MakeNode<ForNode>(*op);
   n->min = std::move(min);
   n->extent = std::move(extent);
   n->body = std::move(body);
@@ -225,8 +235,8 @@ Stmt IRMutator::VisitBlockRealize(const Stmt& s, const BlockRealizeNode* op) {
   Expr pred = VisitExpr(op->predicate);
   Block block = VisitBlock(op->block);
   if (!changed && pred.same_as(op->predicate) && block.same_as(op->block)) return s;
-  auto n = std::make_shared<BlockRealizeNode>(*op);
-  n->iter_values = std::move(values);
+  auto n = MakeNode<BlockRealizeNode>(*op);
+  if (changed) n->iter_values = std::move(values);
   n->predicate = std::move(pred);
   n->block = std::move(block);
   return Stmt(std::move(n));
@@ -234,39 +244,55 @@ Stmt IRMutator::VisitBlockRealize(const Stmt& s, const BlockRealizeNode* op) {
 
 Block IRMutator::VisitBlock(const Block& b) {
   const BlockNode* op = b.get();
-  BlockNode out = *op;
-  bool changed = false;
-  for (auto& iv : out.iter_vars) {
-    Range r = VisitRange(iv.dom);
-    if (!SameRange(r, iv.dom)) changed = true;
-    iv.dom = std::move(r);
+  // Most blocks a mutator walks come back unchanged: copy the node (its
+  // name, iterators, regions, buffers and annotations) only on the first
+  // change. Fields not assigned below keep the original's values.
+  std::optional<BlockNode> out;
+  auto edit = [&]() -> BlockNode& {
+    if (!out) out.emplace(*op);
+    return *out;
+  };
+  for (size_t i = 0; i < op->iter_vars.size(); ++i) {
+    Range r = VisitRange(op->iter_vars[i].dom);
+    if (!SameRange(r, op->iter_vars[i].dom)) edit().iter_vars[i].dom = std::move(r);
   }
-  auto regions = [&](std::vector<BufferRegion>* rs) {
-    for (auto& r : *rs) {
-      BufferRegion nr = VisitRegion(r);
-      if (!nr.buffer.same_as(r.buffer)) changed = true;
-      for (size_t i = 0; i < nr.region.size(); ++i) {
-        if (!SameRange(nr.region[i], r.region[i])) changed = true;
+  auto regions = [&](const std::vector<BufferRegion>& rs,
+                     std::vector<BufferRegion> BlockNode::*field) {
+    // As VisitRegion, building a new range list only once a range changed.
+    for (size_t i = 0; i < rs.size(); ++i) {
+      const BufferRegion& r = rs[i];
+      Buffer buffer = VisitBuffer(r.buffer);
+      std::vector<Range> ranges;
+      bool ranges_changed = false;
+      for (size_t j = 0; j < r.region.size(); ++j) {
+        Range x = VisitRange(r.region[j]);
+        if (!ranges_changed) {
+          if (SameRange(x, r.region[j])) continue;
+          ranges_changed = true;
+          ranges.reserve(r.region.size());
+          ranges.assign(r.region.begin(), r.region.begin() + static_cast<std::ptrdiff_t>(j));
+        }
+        ranges.push_back(std::move(x));
       }
-      r = std::move(nr);
+      if (!ranges_changed && buffer.same_as(r.buffer)) continue;
+      (edit().*field)[i] =
+          BufferRegion{std::move(buffer), ranges_changed ? std::move(ranges) : r.region};
     }
   };
-  regions(&out.reads);
-  regions(&out.writes);
+  regions(op->reads, &BlockNode::reads);
+  regions(op->writes, &BlockNode::writes);
   if (op->init) {
     Stmt init = VisitStmt(*op->init);
-    if (!init.same_as(*op->init)) changed = true;
-    out.init = std::move(init);
+    if (!init.same_as(*op->init)) edit().init = std::move(init);
   }
-  out.body = VisitStmt(op->body);
-  if (!out.body.same_as(op->body)) changed = true;
-  for (auto& buf : out.alloc_buffers) {
-    Buffer nb = VisitBuffer(buf);
-    if (!nb.same_as(buf)) changed = true;
-    buf = std::move(nb);
+  Stmt body = VisitStmt(op->body);
+  if (!body.same_as(op->body)) edit().body = std::move(body);
+  for (size_t i = 0; i < op->alloc_buffers.size(); ++i) {
+    Buffer nb = VisitBuffer(op->alloc_buffers[i]);
+    if (!nb.same_as(op->alloc_buffers[i])) edit().alloc_buffers[i] = std::move(nb);
   }
-  if (!changed) return b;
-  return Block(std::make_shared<const BlockNode>(std::move(out)));
+  if (!out) return b;
+  return Block(MakeNode<BlockNode>(std::move(*out)));
 }
 
 Stmt IRMutator::VisitBufferStore(const Stmt& s, const BufferStoreNode* op) {
@@ -275,10 +301,10 @@ Stmt IRMutator::VisitBufferStore(const Stmt& s, const BufferStoreNode* op) {
   bool changed = MutateAll(op->indices, &idx, [this](const Expr& x) { return VisitExpr(x); });
   Buffer b = VisitBuffer(op->buffer);
   if (!changed && value.same_as(op->value) && b.same_as(op->buffer)) return s;
-  auto n = std::make_shared<BufferStoreNode>();
+  auto n = MakeNode<BufferStoreNode>();
   n->buffer = std::move(b);
   n->value = std::move(value);
-  n->indices = std::move(idx);
+  n->indices = changed ? std::move(idx) : op->indices;
   return Stmt(std::move(n));
 }
 
@@ -292,7 +318,7 @@ Stmt IRMutator::VisitIfThenElse(const Stmt& s, const IfThenElseNode* op) {
   Expr c = VisitExpr(op->condition);
   Stmt t = VisitStmt(op->then_case), e = VisitStmt(op->else_case);
   if (c.same_as(op->condition) && t.same_as(op->then_case) && e.same_as(op->else_case)) return s;
-  auto n = std::make_shared<IfThenElseNode>();
+  auto n = MakeNode<IfThenElseNode>();
   n->condition = std::move(c);
   n->then_case = std::move(t);
   n->else_case = std::move(e);

@@ -122,7 +122,7 @@ class SmallIntCache {
     if (slots == nullptr || (t.is_bool() && value != 0 && value != 1)) return nullptr;
     if (slots->empty()) slots->resize(static_cast<size_t>(kMax - kMin + 1));
     Expr& e = (*slots)[static_cast<size_t>(value - kMin)];
-    if (!e.defined()) e = Expr(std::make_shared<const IntImmNode>(t, value));
+    if (!e.defined()) e = Expr(MakeNode<IntImmNode>(t, value));
     return &e;
   }
 
@@ -138,19 +138,17 @@ Expr IntImm(int64_t value, DataType t) {
   }
   thread_local SmallIntCache cache;
   if (const Expr* e = cache.Find(value, t)) return *e;
-  return Expr(std::make_shared<const IntImmNode>(t, value));
+  return Expr(MakeNode<IntImmNode>(t, value));
 }
 
 Expr FloatImm(double value, DataType t) {
   if (!t.is_floating() || !t.is_scalar()) throw IRError("FloatImm of non-float type " + t.str());
-  return Expr(std::make_shared<const FloatImmNode>(t, value));
+  return Expr(MakeNode<FloatImmNode>(t, value));
 }
 
 Expr BoolImm(bool value) { return IntImm(value ? 1 : 0, DataType::Bool()); }
 
-Expr StringImm(std::string value) {
-  return Expr(std::make_shared<const StringImmNode>(std::move(value)));
-}
+Expr StringImm(std::string value) { return Expr(MakeNode<StringImmNode>(std::move(value))); }
 
 Expr MakeConst(DataType t, double value) {
   if (t.is_vector()) return Broadcast(MakeConst(t.element_of(), value), t.lanes());
@@ -233,7 +231,7 @@ Expr Binary(ExprKind kind, Expr a, Expr b) {
     throw IRError(std::string("operator ") + sym + " on type " + t.str());
   }
   DataType result = IsComparison(kind) ? DataType::Bool(t.lanes()) : t;
-  return Expr(std::make_shared<const BinaryNode>(kind, result, std::move(a), std::move(b)));
+  return Expr(MakeNode<BinaryNode>(kind, result, std::move(a), std::move(b)));
 }
 
 Expr Add(Expr a, Expr b) { return Binary(ExprKind::kAdd, std::move(a), std::move(b)); }
@@ -257,7 +255,7 @@ Expr Or(Expr a, Expr b) { return Binary(ExprKind::kOr, std::move(a), std::move(b
 Expr Not(Expr a) {
   RequireDefined(a, "not");
   if (!a.dtype().is_bool()) throw IRError("operator not needs a bool operand, got " + a.dtype().str());
-  return Expr(std::make_shared<const NotNode>(std::move(a)));
+  return Expr(MakeNode<NotNode>(std::move(a)));
 }
 
 Expr Neg(Expr a) {
@@ -275,7 +273,7 @@ Expr Select(Expr cond, Expr t, Expr f) {
   RequireDefined(cond, "Select");
   if (!cond.dtype().is_bool()) throw IRError("Select condition must be bool, got " + cond.dtype().str());
   Promote(&t, &f, "Select");
-  return Expr(std::make_shared<const SelectNode>(std::move(cond), std::move(t), std::move(f)));
+  return Expr(MakeNode<SelectNode>(std::move(cond), std::move(t), std::move(f)));
 }
 
 Expr IfThenElse(Expr cond, Expr t, Expr f) {
@@ -284,8 +282,8 @@ Expr IfThenElse(Expr cond, Expr t, Expr f) {
     throw IRError("if_then_else condition must be bool, got " + cond.dtype().str());
   }
   DataType type = Promote(&t, &f, "if_then_else");
-  return Expr(std::make_shared<const CallNode>(
-      type, CallOp::kIfThenElse, std::vector<Expr>{std::move(cond), std::move(t), std::move(f)}));
+  return Expr(MakeNode<CallNode>(type, CallOp::kIfThenElse,
+                                 std::vector<Expr>{std::move(cond), std::move(t), std::move(f)}));
 }
 
 Expr Cast(DataType t, Expr v) {
@@ -297,7 +295,7 @@ Expr Cast(DataType t, Expr v) {
     }
     throw IRError("Cast from " + v.dtype().str() + " to " + t.str() + " changes the lane count");
   }
-  return Expr(std::make_shared<const CastNode>(t, std::move(v)));
+  return Expr(MakeNode<CastNode>(t, std::move(v)));
 }
 
 Expr Call(CallOp op, std::vector<Expr> args) {
@@ -320,7 +318,7 @@ Expr Call(CallOp op, std::vector<Expr> args) {
   if (op == CallOp::kIsNan || op == CallOp::kIsInf || op == CallOp::kIsFinite) {
     result = DataType::Bool(t.lanes());
   }
-  return Expr(std::make_shared<const CallNode>(result, op, std::move(args)));
+  return Expr(MakeNode<CallNode>(result, op, std::move(args)));
 }
 
 Expr Ramp(Expr base, Expr stride, int lanes) {
@@ -331,14 +329,14 @@ Expr Ramp(Expr base, Expr stride, int lanes) {
     throw IRError("Ramp base must be a scalar integer, got " + base.dtype().str());
   }
   if (stride.dtype() != base.dtype()) stride = Cast(base.dtype(), stride);
-  return Expr(std::make_shared<const RampNode>(std::move(base), std::move(stride), lanes));
+  return Expr(MakeNode<RampNode>(std::move(base), std::move(stride), lanes));
 }
 
 Expr Broadcast(Expr value, int lanes) {
   RequireDefined(value, "Broadcast");
   if (lanes < 2) throw IRError("Broadcast needs at least 2 lanes");
   if (!value.dtype().is_scalar()) throw IRError("Broadcast of a vector " + value.dtype().str());
-  return Expr(std::make_shared<const BroadcastNode>(std::move(value), lanes));
+  return Expr(MakeNode<BroadcastNode>(std::move(value), lanes));
 }
 
 Expr BufferLoad(Buffer buffer, std::vector<Expr> indices) {
@@ -361,7 +359,7 @@ Expr BufferLoad(Buffer buffer, std::vector<Expr> indices) {
     }
   }
   DataType t = buffer.dtype().with_lanes(lanes);
-  return Expr(std::make_shared<const BufferLoadNode>(t, std::move(buffer), std::move(indices)));
+  return Expr(MakeNode<BufferLoadNode>(t, std::move(buffer), std::move(indices)));
 }
 
 Expr operator+(Expr a, int64_t b) { Expr l = LiteralLike(a, b); return Add(std::move(a), l); }
@@ -386,7 +384,7 @@ Stmt For(Var loop_var, Expr min, Expr extent, ForKind kind, Stmt body, std::stri
   if (kind == ForKind::kThreadBinding && thread_tag.empty()) {
     throw IRError("For " + loop_var.name() + ": a thread-bound loop needs a thread tag");
   }
-  auto n = std::make_shared<ForNode>();
+  auto n = MakeNode<ForNode>();
   n->loop_var = std::move(loop_var);
   n->min = std::move(min);
   n->extent = std::move(extent);
@@ -403,7 +401,7 @@ Stmt BufferStore(Buffer buffer, Expr value, std::vector<Expr> indices) {
     throw IRError("store to buffer " + buffer.name() + " with " + std::to_string(indices.size()) +
                   " index(es); it has " + std::to_string(buffer.ndim()) + " dimension(s)");
   }
-  auto n = std::make_shared<BufferStoreNode>();
+  auto n = MakeNode<BufferStoreNode>();
   n->buffer = std::move(buffer);
   n->value = std::move(value);
   n->indices = std::move(indices);
@@ -422,7 +420,7 @@ Stmt SeqStmt(std::vector<Stmt> seq) {
   }
   if (flat.size() == 1) return flat[0];
   if (flat.empty()) throw IRError("SeqStmt: empty sequence");
-  auto n = std::make_shared<SeqStmtNode>();
+  auto n = MakeNode<SeqStmtNode>();
   n->seq = std::move(flat);
   return Stmt(std::move(n));
 }
@@ -430,7 +428,7 @@ Stmt SeqStmt(std::vector<Stmt> seq) {
 Stmt IfThenElseStmt(Expr cond, Stmt then_case, Stmt else_case) {
   if (!cond.defined() || !then_case.defined()) throw IRError("IfThenElse: undefined operand");
   if (!cond.dtype().is_bool()) throw IRError("if condition must be bool, got " + cond.dtype().str());
-  auto n = std::make_shared<IfThenElseNode>();
+  auto n = MakeNode<IfThenElseNode>();
   n->condition = std::move(cond);
   n->then_case = std::move(then_case);
   n->else_case = std::move(else_case);
@@ -439,7 +437,7 @@ Stmt IfThenElseStmt(Expr cond, Stmt then_case, Stmt else_case) {
 
 Stmt Evaluate(Expr value) {
   if (!value.defined()) throw IRError("Evaluate: undefined value");
-  auto n = std::make_shared<EvaluateNode>();
+  auto n = MakeNode<EvaluateNode>();
   n->value = std::move(value);
   return Stmt(std::move(n));
 }
@@ -451,7 +449,7 @@ Stmt BlockRealize(std::vector<Expr> iter_values, Expr predicate, Block block) {
                   " iteration variable(s) but " + std::to_string(iter_values.size()) +
                   " binding(s)");
   }
-  auto n = std::make_shared<BlockRealizeNode>();
+  auto n = MakeNode<BlockRealizeNode>();
   n->iter_values = std::move(iter_values);
   n->predicate = predicate.defined() ? std::move(predicate) : BoolImm(true);
   n->block = std::move(block);
@@ -460,7 +458,7 @@ Stmt BlockRealize(std::vector<Expr> iter_values, Expr predicate, Block block) {
 
 Block MakeBlock(BlockNode node) {
   if (!node.body.defined()) throw IRError("block " + node.name + " has no body");
-  return Block(std::make_shared<const BlockNode>(std::move(node)));
+  return Block(MakeNode<BlockNode>(std::move(node)));
 }
 
 }  // namespace kiln::ir

@@ -357,7 +357,7 @@ Buffer Parser::BufferFromArgs(const Token& at, const std::string& name,
     Fail(at, "buffer " + name + " has " + std::to_string(shape.size()) + " dimensions but " +
                  std::to_string(strides.size()) + " strides");
   }
-  auto n = std::make_shared<BufferNode>();
+  auto n = MakeNode<BufferNode>();
   n->name = name;
   n->dtype = dtype;
   n->shape = std::move(shape);

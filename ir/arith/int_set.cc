@@ -4,6 +4,7 @@
 #include <string>
 
 #include "ir/arith/expr_compare.h"
+#include "ir/arith/linear_sum.h"
 #include "ir/error.h"
 #include "ir/functor.h"
 #include "ir/op.h"
@@ -204,6 +205,18 @@ bool IntervalSet::is_single_point() const {
 IntervalSet IntervalSet::FromRange(const Range& r, Analyzer* an) {
   if (!r.min.defined() || !r.extent.defined())
     throw IRError("IntervalSet::FromRange: undefined range");
+  // Loop ranges are mostly constants: their last value is computed here
+  // rather than built as min + extent - 1 and simplified (same result).
+  const auto* mn = r.min.as<IntImmNode>();
+  const auto* ext = r.extent.as<IntImmNode>();
+  DataType t = r.min.dtype();
+  int64_t last;
+  if (mn != nullptr && ext != nullptr && t == r.extent.dtype() && t.is_int() && t.is_scalar() &&
+      WrapInt(t, mn->value) == mn->value && ext->value >= 0 &&
+      WrapInt(t, ext->value) == ext->value &&
+      !__builtin_add_overflow(mn->value, ext->value - 1, &last) && WrapInt(t, last) == last) {
+    return {r.min, IntImm(last, t)};
+  }
   Expr lo = an->Simplify(r.min);
   return {lo, an->Simplify(Sub(Add(r.min, r.extent), IntImm(1, r.extent.dtype())))};
 }

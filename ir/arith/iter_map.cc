@@ -55,11 +55,10 @@ class IterMapRewriter {
  public:
   IterMapRewriter(Analyzer* an, DataType t) : an_(an), dtype_(t) {}
 
-  // The input marks live in one shared block (each mark handle aliases its
-  // element): one allocation per map instead of one per loop.
+  // Input marks are nodes of their own: node memory is recycled per thread,
+  // while one block for all of them would be a large allocation, which
+  // glibc's malloc serves only after merging its small free chunks.
   void ReserveInputs(size_t n) {
-    input_block_ = std::make_shared<std::vector<IterMarkNode>>();
-    input_block_->reserve(n);
     inputs_.reserve(n);
     input_order_.reserve(n);
   }
@@ -71,11 +70,7 @@ class IterMapRewriter {
     }
     if (ext <= 0)
       Fail("iterator " + v.name() + " has an empty range (extent " + std::to_string(ext) + ")");
-    if (input_block_ == nullptr || input_block_->size() == input_block_->capacity()) {
-      throw IRError("IterMapRewriter: more inputs than reserved");
-    }
-    input_block_->emplace_back();
-    std::shared_ptr<IterMarkNode> m(input_block_, &input_block_->back());
+    std::shared_ptr<IterMarkNode> m = MakeNode<IterMarkNode>();
     m->var = v;
     m->var_min = an_->Simplify(r.min);
     m->extent = ext;
@@ -332,7 +327,7 @@ class IterMapRewriter {
       }
       if (same) return f;
     }
-    auto m = std::make_shared<IterMarkNode>();
+    auto m = MakeNode<IterMarkNode>();
     m->sum = norm;
     m->extent = extent;
     fused_.push_back(m);
@@ -401,7 +396,6 @@ class IterMapRewriter {
   Analyzer* an_;
   DataType dtype_;
   std::vector<std::pair<const VarNode*, IterMark>> inputs_;
-  std::shared_ptr<std::vector<IterMarkNode>> input_block_;  // never reallocated
   std::vector<std::shared_ptr<IterMarkNode>> input_order_;
   std::vector<std::shared_ptr<IterMarkNode>> fused_;
 };
@@ -424,6 +418,7 @@ std::string Where(const Use& u) {
 // maps hold a handful of marks and uses, so scanning beats a map of lists.
 class MarkUses {
  public:
+  MarkUses() { all_.reserve(16); }  // grown once, not through 1, 2, 4, 8
   void Add(const IterMarkNode* m, const Use& u) { all_.push_back({m, u}); }
   // The uses of m, in the order they were added; false if there are none.
   bool Gather(const IterMarkNode* m, std::vector<Use>* out) const {

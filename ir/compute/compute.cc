@@ -104,7 +104,7 @@ Tensor compute(std::vector<Expr> shape, const ComputeFn& fcompute, std::string n
     throw IRError("compute " + name + ": " + std::to_string(axis_names.size()) +
                   " axis name(s) for a " + std::to_string(shape.size()) + "-d shape");
   }
-  auto n = std::make_shared<TensorNode>();
+  auto n = MakeNode<TensorNode>();
   n->name = name;
   n->is_placeholder = false;
   n->attrs = std::move(attrs);

@@ -34,7 +34,7 @@ Tensor placeholder(std::vector<Expr> shape, DataType dtype, std::string name) {
     }
   }
   if (!dtype.is_scalar()) throw IRError("placeholder " + name + ": element type must be scalar");
-  auto n = std::make_shared<TensorNode>();
+  auto n = MakeNode<TensorNode>();
   n->name = name;
   n->buffer = Buffer(std::move(name), dtype, std::move(shape));
   n->is_placeholder = true;

@@ -641,6 +641,8 @@ class BindingSimplifier : public IRMutator {
  public:
   BindingSimplifier(const std::vector<std::pair<Var, Range>>& outer, bool preserve_unit_iters)
       : preserve_(preserve_unit_iters) {
+    entered_.reserve(16);
+    scope_loops_.reserve(16);
     for (const auto& [v, r] : outer) Enter(v, r);
   }
 
@@ -660,7 +662,7 @@ class BindingSimplifier : public IRMutator {
     BlockNode out = *op;
     if (op->init) out.init = std::move(init);
     out.body = std::move(body);
-    return Block(std::make_shared<const BlockNode>(std::move(out)));
+    return Block(MakeNode<BlockNode>(std::move(out)));
   }
 
   Stmt VisitFor(const Stmt& s, const ForNode* op) override {
@@ -672,10 +674,10 @@ class BindingSimplifier : public IRMutator {
 
   Stmt VisitBlockRealize(const Stmt& s, const BlockRealizeNode* op) override {
     // Loops inside the block belong to its own scope.
-    std::vector<std::pair<Var, Range>> outer = std::move(scope_loops_);
-    scope_loops_.clear();
+    size_t outer_begin = scope_begin_;
+    scope_begin_ = scope_loops_.size();
     Stmt visited = IRMutator::VisitBlockRealize(s, op);
-    scope_loops_ = std::move(outer);
+    scope_begin_ = outer_begin;
 
     const auto* r = visited.as<BlockRealizeNode>();
     Expr pred = r->predicate.defined() ? SimplifyPredicate(r->predicate) : r->predicate;
@@ -684,7 +686,7 @@ class BindingSimplifier : public IRMutator {
     for (size_t i = 0; i < values.size(); ++i)
       changed = changed || !values[i].same_as(r->iter_values[i]);
     if (!changed) return visited;
-    auto n = std::make_shared<BlockRealizeNode>(*r);
+    auto n = MakeNode<BlockRealizeNode>(*r);
     n->iter_values = std::move(values);
     n->predicate = std::move(pred);
     return Stmt(std::move(n));
@@ -714,10 +716,13 @@ class BindingSimplifier : public IRMutator {
       }
       return out;
     }
+    BindPending();
     Expr p = pred.defined() && !IsConstInt(pred, 1) ? pred : Expr();
     arith::IterMapResult map;
-    if (!in.empty() && !scope_loops_.empty()) {
-      map = arith::DetectIterMap(in, scope_loops_, p, arith::IterMapLevel::kSurjective, &an_);
+    if (!in.empty() && scope_loops_.size() > scope_begin_) {
+      std::vector<std::pair<Var, Range>> loops(
+          scope_loops_.begin() + static_cast<std::ptrdiff_t>(scope_begin_), scope_loops_.end());
+      map = arith::DetectIterMap(in, loops, p, arith::IterMapLevel::kSurjective, &an_);
     }
     for (size_t i = 0; i < in.size(); ++i) {
       Expr nv;
@@ -772,6 +777,7 @@ class BindingSimplifier : public IRMutator {
   Expr SimplifyPredicate(const Expr& e) {
     const auto* b = e.as<BinaryNode>();
     if (b == nullptr || (e.kind() != ExprKind::kAnd && !IsComparison(e.kind()))) return e;
+    BindPending();
     Expr x = e.kind() == ExprKind::kAnd ? SimplifyPredicate(b->a) : SimplifySide(b->a);
     Expr y = e.kind() == ExprKind::kAnd ? SimplifyPredicate(b->b) : SimplifySide(b->b);
     if (x.same_as(b->a) && y.same_as(b->b)) return e;
@@ -783,16 +789,35 @@ class BindingSimplifier : public IRMutator {
     return StructuralEqual(nv, v) ? v : nv;
   }
 
+  // Loop ranges reach the analyzer only once something asks it about
+  // ranges: bindings of + - * alone (all that split leaves) simplify alike
+  // without them, and binding every loop of a deep nest costs more than
+  // simplifying its bindings. Ranges are bound in the order the loops were
+  // entered, so the analyzer ends up as if each was bound on entry.
+  void BindPending() {
+    for (; bound_ < entered_.size(); ++bound_) {
+      an_.Bind(entered_[bound_].first, entered_[bound_].second);
+    }
+  }
+
   void Enter(const Var& v, const Range& r) {
-    an_.Bind(v, r);
+    entered_.push_back({v, r});
+    // A constant extent simplifies to itself whatever the analyzer knows;
+    // anything else is simplified with every range entered so far.
+    if (!r.min.defined() || r.extent.as<IntImmNode>() == nullptr) BindPending();
     if (IsConstInt(an_.Simplify(r.extent), 1)) unit_[v.get()] = r.min;
     scope_loops_.push_back({v, r});
   }
 
   bool preserve_;
   arith::Analyzer an_;
+  std::vector<std::pair<Var, Range>> entered_;  // every loop entered, in order
+  size_t bound_ = 0;                            // how many of them an_ has
   VarMap unit_;
+  // The loops from the root of the walk to the current statement; those of
+  // the current block scope start at scope_begin_.
   std::vector<std::pair<Var, Range>> scope_loops_;
+  size_t scope_begin_ = 0;
 };
 
 }  // namespace

@@ -1,5 +1,7 @@
 // The registry of instruction kinds: every kind a trace may name.
 #include <string>
+#include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "ir/schedule/instruction.h"
@@ -45,12 +47,17 @@ const std::vector<const InstructionKind*>& AllInstructionKinds() {
 }
 
 const InstructionKind* FindInstructionKind(const std::string& name) {
-  // TVM renamed GetBlock to GetSBlock; traces written by either replay here.
-  const std::string& canonical = name == "GetSBlock" ? std::string("GetBlock") : name;
-  for (const InstructionKind* k : AllInstructionKinds()) {
-    if (k->name == canonical) return k;
-  }
-  return nullptr;
+  // Every replayed instruction looks its kind up: hashed once, not a scan
+  // of string compares.
+  static const auto* const by_name = [] {
+    auto* m = new std::unordered_map<std::string_view, const InstructionKind*>();
+    for (const InstructionKind* k : AllInstructionKinds()) m->emplace(k->name, k);
+    // TVM renamed GetBlock to GetSBlock; traces written by either replay here.
+    m->emplace("GetSBlock", &kinds::GetBlock());
+    return m;
+  }();
+  auto it = by_name->find(name);
+  return it == by_name->end() ? nullptr : it->second;
 }
 
 }  // namespace kiln::ir

@@ -47,7 +47,7 @@ StmtPath Schedule::PathOf(BlockRV b) const {
     throw ScheduleError("handle", "block '" + s.block_name +
                                       "' no longer exists (a primitive removed or inlined it)");
   }
-  return *path;
+  return std::move(*path);
 }
 
 StmtPath Schedule::PathOf(LoopRV l) const {
@@ -63,7 +63,7 @@ StmtPath Schedule::PathOf(LoopRV l) const {
                                       " no longer exists (a primitive such as split, fuse or "
                                       "compute_at replaced it)");
   }
-  return *path;
+  return std::move(*path);
 }
 
 const BlockRealizeNode& Schedule::GetRealize(BlockRV b) const {

@@ -139,6 +139,9 @@ std::optional<json> Trace::GetDecision(size_t index) const {
 }
 
 void Trace::Append(Instruction inst, std::optional<json> decision) {
+  // Tuning traces have a few dozen instructions: grow once, not by doubling
+  // through sizes glibc serves slowly.
+  if (insts_.capacity() == 0) insts_.reserve(48);
   if (decision) decisions_[insts_.size()] = std::move(*decision);
   insts_.push_back(std::move(inst));
 }

@@ -77,7 +77,7 @@ Stmt RebuildParent(const Stmt& parent, const Stmt& old_child, const Stmt& new_ch
   switch (parent.kind()) {
     case StmtKind::kFor: {
       if (!new_child.defined()) throw IRError("cannot remove the only statement of a loop body");
-      auto n = std::make_shared<ForNode>(*parent.as<ForNode>());
+      auto n = MakeNode<ForNode>(*parent.as<ForNode>());
       n->body = new_child;
       return Stmt(std::move(n));
     }
@@ -94,7 +94,7 @@ Stmt RebuildParent(const Stmt& parent, const Stmt& old_child, const Stmt& new_ch
         if (!new_child.defined()) throw IRError("cannot remove the only statement of block " + b.name);
         b.body = new_child;
       }
-      auto n = std::make_shared<BlockRealizeNode>(*realize);
+      auto n = MakeNode<BlockRealizeNode>(*realize);
       n->block = MakeBlock(std::move(b));
       return Stmt(std::move(n));
     }
@@ -111,7 +111,7 @@ Stmt RebuildParent(const Stmt& parent, const Stmt& old_child, const Stmt& new_ch
       return SeqStmt(std::move(seq));
     }
     case StmtKind::kIfThenElse: {
-      auto n = std::make_shared<IfThenElseNode>(*parent.as<IfThenElseNode>());
+      auto n = MakeNode<IfThenElseNode>(*parent.as<IfThenElseNode>());
       if (n->then_case.same_as(old_child)) {
         if (!new_child.defined()) throw IRError("cannot remove the then-branch of an if");
         n->then_case = new_child;
@@ -196,7 +196,7 @@ Stmt ReplaceAlongPath(const StmtPath& path, Stmt replacement) {
 Stmt ReplaceBlockAlongPath(const StmtPath& path, Block replacement) {
   const auto* realize = path.back().as<BlockRealizeNode>();
   if (realize == nullptr) throw IRError("ReplaceBlockAlongPath: target is not a block");
-  auto n = std::make_shared<BlockRealizeNode>(*realize);
+  auto n = MakeNode<BlockRealizeNode>(*realize);
   n->block = std::move(replacement);
   return ReplaceAlongPath(path, Stmt(std::move(n)));
 }

@@ -38,7 +38,7 @@ void SetAnnotations(Schedule* sch, const BlockOrLoop& t, Annotations ann) {
     return;
   }
   StmtPath path = sch->PathOf(std::get<LoopRV>(t));
-  auto n = std::make_shared<ForNode>(*path.back().as<ForNode>());
+  auto n = MakeNode<ForNode>(*path.back().as<ForNode>());
   n->annotations = std::move(ann);
   sch->SetBodyKeepingFacts(ReplaceAlongPath(path, Stmt(std::move(n))));
 }

@@ -263,7 +263,7 @@ class ScopeRewriter : public IRMutator {
   Stmt VisitFor(const Stmt& s, const ForNode* op) override {
     Stmt out = IRMutator::VisitFor(s, op);
     if (op != r_.loc.parent) return out;
-    auto n = std::make_shared<ForNode>(*out.as<ForNode>());
+    auto n = MakeNode<ForNode>(*out.as<ForNode>());
     n->body = InsertAt(n->body, r_.loc.pos, r_.stage);
     return Stmt(std::move(n));
   }

@@ -549,7 +549,7 @@ Stmt Mover::Run() {
 
   std::vector<Stmt> children = Children(loop_->body);
   children.insert(children.begin() + position, nest);
-  auto new_loop = std::make_shared<ForNode>(*loop_);
+  auto new_loop = MakeNode<ForNode>(*loop_);
   new_loop->body = SeqStmt(std::move(children));
 
   PrimFunc removed = f_;

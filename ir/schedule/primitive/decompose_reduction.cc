@@ -161,7 +161,7 @@ BlockRV Schedule::DecomposeReduction(BlockRV block_rv, LoopRV loop_rv) {
       BlockRealize(init_values, JoinConjuncts(kept_conditions), MakeBlock(std::move(init_block)));
   VarMap loop_var_map;
   for (size_t l : chosen) {
-    auto n = std::make_shared<ForNode>(*loops[l]);
+    auto n = MakeNode<ForNode>(*loops[l]);
     n->loop_var = Var(loops[l]->loop_var.name() + "_init", loops[l]->loop_var.dtype());
     n->body = init_nest;
     loop_var_map[loops[l]->loop_var.get()] = n->loop_var;
@@ -186,7 +186,7 @@ BlockRV Schedule::DecomposeReduction(BlockRV block_rv, LoopRV loop_rv) {
   }
   reads.insert(reads.end(), block.reads.begin(), block.reads.end());
   update.reads = std::move(reads);
-  auto new_realize = std::make_shared<BlockRealizeNode>(*realize);
+  auto new_realize = MakeNode<BlockRealizeNode>(*realize);
   new_realize->block = MakeBlock(std::move(update));
 
   // Step 4. Rebuild: the loop with the new update inside, preceded by the init.

@@ -179,7 +179,7 @@ class ParallelChecker {
 
 // Rebuilds the loop at `path` with a new kind and thread tag.
 Stmt WithKind(const StmtPath& path, ForKind kind, std::string tag) {
-  auto n = std::make_shared<ForNode>(*path.back().as<ForNode>());
+  auto n = MakeNode<ForNode>(*path.back().as<ForNode>());
   n->for_kind = kind;
   n->thread_tag = std::move(tag);
   return ReplaceAlongPath(path, Stmt(std::move(n)));

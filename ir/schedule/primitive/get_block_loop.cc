@@ -44,9 +44,12 @@ BlockRV Schedule::GetBlock(const std::string& name, const std::string& func_name
 
 std::vector<LoopRV> Schedule::GetLoops(BlockRV block) {
   StmtPath path = PathOf(block);
+  std::vector<const ForNode*> loops = LoopsAbove(path);
   std::vector<LoopRV> out;
   std::vector<RVRef> refs;
-  for (const ForNode* loop : LoopsAbove(path)) {
+  out.reserve(loops.size());
+  refs.reserve(loops.size());
+  for (const ForNode* loop : loops) {
     out.push_back(NewLoopRV(loop->loop_var));
     refs.push_back(out.back().ref());
   }

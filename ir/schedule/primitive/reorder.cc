@@ -41,6 +41,8 @@ const char* IterTypeWord(IterType t) {
 void Schedule::Reorder(const std::vector<LoopRV>& ordered_loops) {
   std::vector<const ForNode*> loops;
   std::vector<StmtPath> paths;
+  loops.reserve(ordered_loops.size());
+  paths.reserve(ordered_loops.size());
   for (LoopRV rv : ordered_loops) {
     paths.push_back(PathOf(rv));  // one search gives both the loop and its path
     const ForNode& loop = *paths.back().back().as<ForNode>();
@@ -113,8 +115,10 @@ void Schedule::Reorder(const std::vector<LoopRV>& ordered_loops) {
     // order; outer loops must not depend on loops now placed inside them.
     std::unordered_set<const ForNode*> listed(loops.begin(), loops.end());
     std::vector<const ForNode*> chain;
+    chain.reserve(bpath.size() - top_index);
     for (size_t i = top_index; i < bpath.size(); ++i) chain.push_back(bpath[i].as<ForNode>());
     std::vector<const ForNode*> placed;
+    placed.reserve(chain.size());
     size_t next_listed = 0;
     for (const ForNode* l : chain) placed.push_back(listed.count(l) ? loops[next_listed++] : l);
     std::unordered_set<const VarNode*> inner_vars;
@@ -135,13 +139,14 @@ void Schedule::Reorder(const std::vector<LoopRV>& ordered_loops) {
                                             ", which the new order places inside it");
       }
       inner_vars.insert(l->loop_var.get());
-      auto n = std::make_shared<ForNode>(*l);
+      auto n = MakeNode<ForNode>(*l);
       n->body = body;
       body = Stmt(std::move(n));
     }
     SetBody(ReplaceAlongPath(StmtPath(bpath.begin(), bpath.begin() + top_index + 1), body));
   }
   std::vector<InstArg> inputs;
+  inputs.reserve(ordered_loops.size());
   for (LoopRV l : ordered_loops) inputs.push_back(InstArg::Of(l.ref()));
   Record("Reorder", std::move(inputs), nlohmann::json::array(), {});
 }

@@ -64,7 +64,7 @@ class ReverseInliner : public inline_util::ScopeRewriter {
   Stmt VisitBlockRealize(const Stmt& s, const BlockRealizeNode* op) override {
     Stmt visited = IRMutator::VisitBlockRealize(s, op);
     if (op->block.get() != producer_ || !extra_predicate_.defined()) return visited;
-    auto n = std::make_shared<BlockRealizeNode>(*visited.as<BlockRealizeNode>());
+    auto n = MakeNode<BlockRealizeNode>(*visited.as<BlockRealizeNode>());
     arith::Analyzer an;
     n->predicate = IsConstInt(n->predicate, 1) ? extra_predicate_
                                                : an.Simplify(And(n->predicate, extra_predicate_));

@@ -202,7 +202,7 @@ BlockRV Schedule::RFactor(LoopRV loop_rv, int factor_axis) {
   rf_node.name = buffer.name() + "_rf";
   rf_node.shape.insert(rf_node.shape.begin() + static_cast<std::ptrdiff_t>(axis), rf_loop->extent);
   rf_node.strides.clear();
-  const Buffer rf_buffer(std::make_shared<const BufferNode>(std::move(rf_node)));
+  const Buffer rf_buffer(MakeNode<BufferNode>(std::move(rf_node)));
 
   // Step 6. The rfactor block. A new spatial iter var stands for the rfactor
   // loop; a reduction iter var bound to the rfactor loop is replaced by one
@@ -298,7 +298,7 @@ BlockRV Schedule::RFactor(LoopRV loop_rv, int factor_axis) {
   Stmt rf_nest = BlockRealize(std::move(rf_bindings), Substitute(realize->predicate, new_loop_vars),
                               MakeBlock(std::move(rf_block)));
   for (size_t l = loops.size(); l-- > 0;) {
-    auto n = std::make_shared<ForNode>(*loops[l]);
+    auto n = MakeNode<ForNode>(*loops[l]);
     n->loop_var = Var(
         std::static_pointer_cast<const VarNode>(new_loop_vars.at(loops[l]->loop_var.get()).node()));
     n->min = Substitute(loops[l]->min, new_loop_vars);
@@ -348,7 +348,7 @@ BlockRV Schedule::RFactor(LoopRV loop_rv, int factor_axis) {
   for (const Expr& c : SplitConjuncts(realize->predicate)) {
     if (!UsesVar(c, uses_removed)) wb_conditions.push_back(c);
   }
-  auto wb_realize = std::make_shared<BlockRealizeNode>();
+  auto wb_realize = MakeNode<BlockRealizeNode>();
   wb_realize->iter_values = std::move(wb_values);
   wb_realize->predicate = JoinConjuncts(wb_conditions);
   wb_realize->block = MakeBlock(std::move(wb));
@@ -360,7 +360,7 @@ BlockRV Schedule::RFactor(LoopRV loop_rv, int factor_axis) {
     const Stmt& s = path[i];
     if (const auto* loop = s.as<ForNode>()) {
       if (removed.count(loop->loop_var.get())) continue;
-      auto n = std::make_shared<ForNode>(*loop);
+      auto n = MakeNode<ForNode>(*loop);
       n->body = rebuilt;
       rebuilt = Stmt(std::move(n));
     } else {
@@ -377,7 +377,7 @@ BlockRV Schedule::RFactor(LoopRV loop_rv, int factor_axis) {
   const auto* sr = scope_realize.as<BlockRealizeNode>();
   BlockNode scope_block = *sr->block.get();
   scope_block.alloc_buffers.push_back(rf_buffer);
-  auto new_scope = std::make_shared<BlockRealizeNode>(*sr);
+  auto new_scope = MakeNode<BlockRealizeNode>(*sr);
   new_scope->block = MakeBlock(std::move(scope_block));
   const StmtPath to_scope(path.begin(), path.begin() + scope + 1);
   SetBody(ReplaceAlongPath(to_scope, Stmt(std::move(new_scope))));

@@ -133,6 +133,8 @@ std::vector<ExprRV> Schedule::SamplePerfectTile(LoopRV loop, int n, int max_inne
   }
   std::vector<ExprRV> outs;
   std::vector<RVRef> refs;
+  outs.reserve(tile.size());
+  refs.reserve(tile.size());
   for (int64_t t : tile) {
     outs.push_back(NewExprRV(t));
     refs.push_back(outs.back().ref());

@@ -30,7 +30,7 @@ class PredicateAppender : public IRMutator {
 
  protected:
   Stmt VisitBlockRealize(const Stmt&, const BlockRealizeNode* op) override {
-    auto n = std::make_shared<BlockRealizeNode>(*op);
+    auto n = MakeNode<BlockRealizeNode>(*op);
     n->predicate = !op->predicate.defined() || IsConstInt(op->predicate, 1)
                        ? pred_
                        : And(op->predicate, pred_);
@@ -66,6 +66,15 @@ const StmtNode* UnguardableWork(const Stmt& s) {
   }
 }
 
+// Whether a >= b for small non-negative constants, decided without the
+// analyzer (which would decide it alike); false when either is not one.
+bool ConstGE(const Expr& a, const Expr& b) {
+  int64_t x, y;
+  constexpr int64_t kSmall = int64_t{1} << 30;
+  return AsConstInt(a, &x) && AsConstInt(b, &y) && a.dtype() == b.dtype() && x >= 0 && y >= 0 &&
+         x < kSmall && y < kSmall && x >= y;
+}
+
 }  // namespace
 
 std::vector<LoopRV> Schedule::Split(LoopRV loop_rv, const std::vector<Factor>& factors,
@@ -84,7 +93,8 @@ std::vector<LoopRV> Schedule::Split(LoopRV loop_rv, const std::vector<Factor>& f
   }
   arith::Analyzer an;
   for (const auto& [v, r] : AllLoopsAbove(path)) an.Bind(v, r);
-  if (!an.CanProve(EQ(loop.min, IntImm(0, loop.min.dtype())))) {
+  // A zero minimum (the usual case) needs no proof; the proof agrees.
+  if (!IsConstInt(loop.min, 0) && !an.CanProve(EQ(loop.min, IntImm(0, loop.min.dtype())))) {
     throw ScheduleError(kPrimitive, "loop " + name + " starts at " + ToText(loop.min) +
                                         "; only loops starting at 0 can be split");
   }
@@ -125,7 +135,7 @@ std::vector<LoopRV> Schedule::Split(LoopRV loop_rv, const std::vector<Factor>& f
   Expr extent = an.Simplify(loop.extent);
   if (infer_index >= 0) {
     values[infer_index] = an.Simplify(FloorDiv(extent + known_product - 1, known_product));
-  } else if (!an.CanProve(GE(known_product, extent))) {
+  } else if (!ConstGE(known_product, extent) && !an.CanProve(GE(known_product, extent))) {
     throw ScheduleError(kPrimitive, "the product of factors (" + ToText(known_product) +
                                         ") is less than the extent of loop " + name + " (" +
                                         ToText(extent) + ")");
@@ -133,6 +143,7 @@ std::vector<LoopRV> Schedule::Split(LoopRV loop_rv, const std::vector<Factor>& f
 
   // The new loop variables and the value that replaces the old one.
   std::vector<Var> vars;
+  vars.reserve(values.size());
   Expr substitute;
   for (size_t i = 0; i < values.size(); ++i) {
     Var v(name + "_" + std::to_string(i), dtype);
@@ -167,11 +178,15 @@ std::vector<LoopRV> Schedule::Split(LoopRV loop_rv, const std::vector<Factor>& f
 
   std::vector<LoopRV> out;
   std::vector<RVRef> refs;
+  out.reserve(vars.size());
+  refs.reserve(vars.size());
   for (const Var& v : vars) {
     out.push_back(NewLoopRV(v));
     refs.push_back(out.back().ref());
   }
-  std::vector<InstArg> inputs{InstArg::Of(loop_rv.ref())};
+  std::vector<InstArg> inputs;
+  inputs.reserve(factors.size() + 1);
+  inputs.push_back(InstArg::Of(loop_rv.ref()));
   for (const Factor& f : factors) {
     if (std::holds_alternative<std::monostate>(f)) {
       inputs.push_back(InstArg::None());

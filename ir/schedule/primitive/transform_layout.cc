@@ -148,7 +148,7 @@ void Schedule::TransformLayout(BlockRV block_rv, int buffer_index,
   }
   BufferNode n = *old_buffer.get();
   n.shape = index_map.MapShape(old_buffer.shape(), &an);
-  Buffer new_buffer(std::make_shared<const BufferNode>(std::move(n)));
+  Buffer new_buffer(MakeNode<BufferNode>(std::move(n)));
 
   LayoutRewriter rewriter(old_buffer, new_buffer, index_map);
   PrimFunc f = func();
