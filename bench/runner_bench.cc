@@ -117,6 +117,21 @@ int main() {
               Median(mc_ms));
   std::printf("    goal <= %.0f ms: %s (median / goal %.2f)\n", kBuildGoalMs,
               Median(build_ms) <= kBuildGoalMs ? "met" : "NOT met", Median(build_ms) / kBuildGoalMs);
+  // For scale: the same pipeline on two kernels far smaller than any tiled
+  // candidate, the unscheduled workload (one loop nest, about 55 LLVM
+  // instructions before O3) and the unscheduled NRM:0 (a sum-of-squares
+  // reduction, about 50): what LLVM's O3 and machine code cost before a
+  // schedule adds tiles and unrolled bodies.
+  for (const auto& [name, func] : {std::pair<const char*, ir::PrimFunc>{"unscheduled GMM:0", gmm},
+                                   {"unscheduled NRM:0", ir::MakeWorkload("NRM", 0)}}) {
+    std::vector<double> ms;
+    for (int i = 0; i < 5; ++i) {
+      codegen::BuildProfile profile;
+      codegen::BuildObject(func, target, &profile);
+      ms.push_back(profile.total_secs() * 1e3);
+    }
+    std::printf("    for scale, %s: thread CPU median %.2f ms\n", name, Median(ms));
+  }
 
   // (b) Runner overhead. Timing: no auto-scaling, so each candidate's kernel
   // runs exactly 1 (check) + 1 (warm-up) + number * repeat times.

@@ -21,6 +21,9 @@
 //  - Loop counters are i64, and a buffer index whose arithmetic is proven
 //    not to wrap (index_range.h) is computed in i64 with no-wrap flags;
 //    other integer arithmetic keeps its own type.
+//  - Pure integer values (index arithmetic, casts, splats, addresses) are
+//    emitted once where they dominate and reused (value_numbering.h), so an
+//    unrolled body does not restate every index in full.
 //  - Semantics follow the reference interpreter: integer arithmetic wraps,
 //    floats are rounded to their type at every operation (multiply-add
 //    contraction is allowed, as in TVM), float-to-int casts saturate.
@@ -50,6 +53,7 @@
 
 #include "codegen/index_range.h"
 #include "codegen/llvm_backend.h"
+#include "codegen/value_numbering.h"
 
 namespace kiln::codegen {
 namespace {
@@ -300,6 +304,24 @@ class CodeGen {
     // its truncation to the variable's type).
     std::unordered_map<const ir::VarNode*, llvm::Value*> vars64;
     std::unordered_map<const ir::BufferNode*, llvm::Value*> buffers;
+    ValueNumbering values;  // pure values computed so far that still dominate
+  };
+
+  // Operation codes of ValueNumbering keys.
+  enum ValueOp : unsigned {
+    kVnBinary = 1, kVnIndex64, kVnIntCast, kVnSplat, kVnGep, kVnLaneIndex, kVnNot
+  };
+
+  // Opens a region of control flow in the current function: the values
+  // computed inside do not dominate what follows it.
+  class ValueRegion {
+   public:
+    explicit ValueRegion(CodeGen* cg) : values_(cg->cur_->values), mark_(values_.Open()) {}
+    ~ValueRegion() { values_.Close(mark_); }
+
+   private:
+    ValueNumbering& values_;
+    size_t mark_;
   };
 
   // Switches emission into `fn` (a fresh entry block) and back on exit.
@@ -391,7 +413,20 @@ class CodeGen {
 
   llvm::Value* Splat(llvm::Value* v) {
     if (!lanes_ || v->getType()->isVectorTy()) return v;
-    return b_.CreateVectorSplat(lanes_, v);
+    return Pure({kVnSplat, static_cast<uint64_t>(lanes_), v, nullptr},
+                [&] { return b_.CreateVectorSplat(lanes_, v); });
+  }
+
+  // A pure value: reused from an earlier emission that dominates, or made.
+  template <typename Make>
+  llvm::Value* Pure(const ValueNumbering::Key& key, Make make) {
+    return cur_->values.GetOrMake(key, make);
+  }
+
+  // &base[index], elements of type elem.
+  llvm::Value* Address(llvm::Type* elem, llvm::Value* base, llvm::Value* index) {
+    return Pure({kVnGep, reinterpret_cast<uintptr_t>(elem), base, index},
+                [&] { return b_.CreateInBoundsGEP(elem, base, index); });
   }
 
   // ---- statements ----------------------------------------------------------
@@ -424,10 +459,14 @@ class CodeGen {
     auto* done = llvm::BasicBlock::Create(ctx_, "endif", fn);
     b_.CreateCondBr(cond, then_bb, else_bb ? else_bb : done);
     b_.SetInsertPoint(then_bb);
-    EmitStmt(n.then_case);
+    {
+      ValueRegion region(this);
+      EmitStmt(n.then_case);
+    }
     b_.CreateBr(done);
     if (else_bb) {
       b_.SetInsertPoint(else_bb);
+      ValueRegion region(this);
       EmitStmt(n.else_case);
       b_.CreateBr(done);
     }
@@ -521,14 +560,17 @@ class CodeGen {
     // both operands non-negative as well.
     const bool nonneg = ranges_.NoWrapRange(n->a)->is_non_negative() &&
                         ranges_.NoWrapRange(n->b)->is_non_negative();
-    switch (e.kind()) {
-      case ExprKind::kAdd: return b_.CreateAdd(a, b, "", nonneg, true);
-      case ExprKind::kSub: return b_.CreateSub(a, b, "", false, true);
-      case ExprKind::kMul: return b_.CreateMul(a, b, "", nonneg, true);
-      case ExprKind::kMin: return b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, a, b);
-      case ExprKind::kMax: return b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, a, b);
-      default: Fail("internal error: an index operator without a proven range");
-    }
+    const uint64_t op = static_cast<uint64_t>(e.kind()) << 1 | (nonneg ? 1 : 0);
+    return Pure({kVnIndex64, op, a, b}, [&]() -> llvm::Value* {
+      switch (e.kind()) {
+        case ExprKind::kAdd: return b_.CreateAdd(a, b, "", nonneg, true);
+        case ExprKind::kSub: return b_.CreateSub(a, b, "", false, true);
+        case ExprKind::kMul: return b_.CreateMul(a, b, "", nonneg, true);
+        case ExprKind::kMin: return b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, a, b);
+        case ExprKind::kMax: return b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, a, b);
+        default: Fail("internal error: an index operator without a proven range");
+      }
+    });
   }
 
   void EmitStore(const ir::BufferStoreNode& st) {
@@ -537,22 +579,22 @@ class CodeGen {
     const Align align = ElemAlign(st.buffer.dtype());
     if (!lanes_) {
       llvm::Value* v = ToMem(EmitExpr(st.value), st.buffer.dtype());
-      llvm::Value* ptr = b_.CreateInBoundsGEP(elem, base, IndexOf(st.indices, st.buffer.name()));
+      llvm::Value* ptr = Address(elem, base, IndexOf(st.indices, st.buffer.name()));
       b_.CreateAlignedStore(v, ptr, align);
       return;
     }
     llvm::Value* value = ToMem(Splat(EmitExpr(st.value)), st.buffer.dtype());
     const auto stride = st.indices.size() == 1 ? LaneStride(st.indices[0], vec_var_) : std::nullopt;
     if (stride && *stride == 1) {
-      llvm::Value* ptr = b_.CreateInBoundsGEP(elem, base, ScalarIndex(st.indices, st.buffer.name()));
+      llvm::Value* ptr = Address(elem, base, ScalarIndex(st.indices, st.buffer.name()));
       b_.CreateAlignedStore(value, ptr, align);
     } else if (stride && *stride == 0) {
       // Every lane writes one element: the last lane's store is the one that stays.
       llvm::Value* last = b_.CreateExtractElement(value, static_cast<uint64_t>(lanes_ - 1));
-      llvm::Value* ptr = b_.CreateInBoundsGEP(elem, base, ScalarIndex(st.indices, st.buffer.name()));
+      llvm::Value* ptr = Address(elem, base, ScalarIndex(st.indices, st.buffer.name()));
       b_.CreateAlignedStore(last, ptr, align);
     } else {
-      llvm::Value* ptrs = b_.CreateInBoundsGEP(elem, base, IndexOf(st.indices, st.buffer.name()));
+      llvm::Value* ptrs = Address(elem, base, IndexOf(st.indices, st.buffer.name()));
       b_.CreateMaskedScatter(value, ptrs, align);  // lanes are written in order
     }
   }
@@ -639,7 +681,10 @@ class CodeGen {
     b_.CreateCondBr(b_.CreateICmpSLT(i, end), loop_body, exit);
     b_.SetInsertPoint(loop_body);
     if (var) cur_->vars[var] = i;
-    body(i);
+    {
+      ValueRegion region(this);
+      body(i);
+    }
     if (var) cur_->vars.erase(var);
     // i < end, so i + 1 cannot overflow: nsw lets LLVM widen the induction
     // variable instead of sign-extending it at every address.
@@ -787,7 +832,9 @@ class CodeGen {
   llvm::Value* CastInt(llvm::Value* v, DataType from, DataType to) {
     llvm::Type* ty = lanes_ && v->getType()->isVectorTy() ? ValueType(to) : ScalarType(to);
     if (v->getType() == ty) return v;
-    return from.is_int() ? b_.CreateSExtOrTrunc(v, ty) : b_.CreateZExtOrTrunc(v, ty);
+    return Pure({kVnIntCast, from.is_int() ? 1u : 0u, v, ty}, [&] {
+      return from.is_int() ? b_.CreateSExtOrTrunc(v, ty) : b_.CreateZExtOrTrunc(v, ty);
+    });
   }
 
   llvm::Value* EmitExpr(const Expr& e) {
@@ -809,14 +856,21 @@ class CodeGen {
         auto it = cur_->vars.find(v);
         if (it == cur_->vars.end()) Fail("variable '" + v->name + "' is used outside its loop");
         if (lanes_ && v == vec_var_) {
-          std::vector<llvm::Constant*> steps;
-          for (int k = 0; k < lanes_; ++k) steps.push_back(llvm::ConstantInt::get(it->second->getType(), k));
-          return b_.CreateAdd(b_.CreateVectorSplat(lanes_, it->second), llvm::ConstantVector::get(steps));
+          llvm::Value* lane0 = it->second;
+          return Pure({kVnLaneIndex, static_cast<uint64_t>(lanes_), lane0, nullptr}, [&] {
+            std::vector<llvm::Constant*> steps;
+            for (int k = 0; k < lanes_; ++k)
+              steps.push_back(llvm::ConstantInt::get(lane0->getType(), k));
+            return b_.CreateAdd(b_.CreateVectorSplat(lanes_, lane0),
+                                llvm::ConstantVector::get(steps));
+          });
         }
         return Splat(it->second);
       }
-      case ExprKind::kNot:
-        return b_.CreateNot(EmitExpr(e.as<ir::NotNode>()->a));
+      case ExprKind::kNot: {
+        llvm::Value* a = EmitExpr(e.as<ir::NotNode>()->a);
+        return Pure({kVnNot, 0, a, nullptr}, [&] { return b_.CreateNot(a); });
+      }
       case ExprKind::kSelect: {
         const auto* s = e.as<ir::SelectNode>();
         llvm::Value* c = EmitExpr(s->condition);
@@ -862,20 +916,20 @@ class CodeGen {
       return t.is_bool() ? b_.CreateICmpNE(v, llvm::Constant::getNullValue(v->getType())) : v;
     };
     if (!lanes_) {
-      llvm::Value* ptr = b_.CreateInBoundsGEP(elem, base, IndexOf(l.indices, l.buffer.name()));
+      llvm::Value* ptr = Address(elem, base, IndexOf(l.indices, l.buffer.name()));
       return from_mem(b_.CreateAlignedLoad(elem, ptr, align));
     }
     const auto stride = l.indices.size() == 1 ? LaneStride(l.indices[0], vec_var_) : std::nullopt;
     if (stride && *stride == 0) {
-      llvm::Value* ptr = b_.CreateInBoundsGEP(elem, base, ScalarIndex(l.indices, l.buffer.name()));
+      llvm::Value* ptr = Address(elem, base, ScalarIndex(l.indices, l.buffer.name()));
       return Splat(from_mem(b_.CreateAlignedLoad(elem, ptr, align)));
     }
     auto* vec_ty = llvm::FixedVectorType::get(elem, lanes_);
     if (stride && *stride == 1) {
-      llvm::Value* ptr = b_.CreateInBoundsGEP(elem, base, ScalarIndex(l.indices, l.buffer.name()));
+      llvm::Value* ptr = Address(elem, base, ScalarIndex(l.indices, l.buffer.name()));
       return from_mem(b_.CreateAlignedLoad(vec_ty, ptr, align));
     }
-    llvm::Value* ptrs = b_.CreateInBoundsGEP(elem, base, IndexOf(l.indices, l.buffer.name()));
+    llvm::Value* ptrs = Address(elem, base, IndexOf(l.indices, l.buffer.name()));
     return from_mem(b_.CreateMaskedGather(vec_ty, ptrs, align));
   }
 
@@ -912,6 +966,11 @@ class CodeGen {
     }
     if (t.is_floating()) return FloatBinary(kind, a, b);
     const bool is_signed = t.is_int();
+    const uint64_t op = static_cast<uint64_t>(kind) << 1 | (is_signed ? 1 : 0);
+    return Pure({kVnBinary, op, a, b}, [&] { return IntBinary(kind, is_signed, a, b); });
+  }
+
+  llvm::Value* IntBinary(ExprKind kind, bool is_signed, llvm::Value* a, llvm::Value* b) {
     switch (kind) {
       case ExprKind::kAdd: return b_.CreateAdd(a, b);
       case ExprKind::kSub: return b_.CreateSub(a, b);
@@ -1062,11 +1121,19 @@ class CodeGen {
     auto* done = llvm::BasicBlock::Create(ctx_, "ite.end", fn);
     b_.CreateCondBr(cond, then_bb, else_bb);
     b_.SetInsertPoint(then_bb);
-    llvm::Value* t = EmitExpr(c.args[1]);
+    llvm::Value* t;
+    {
+      ValueRegion region(this);
+      t = EmitExpr(c.args[1]);
+    }
     llvm::BasicBlock* then_end = b_.GetInsertBlock();
     b_.CreateBr(done);
     b_.SetInsertPoint(else_bb);
-    llvm::Value* f = EmitExpr(c.args[2]);
+    llvm::Value* f;
+    {
+      ValueRegion region(this);
+      f = EmitExpr(c.args[2]);
+    }
     llvm::BasicBlock* else_end = b_.GetInsertBlock();
     b_.CreateBr(done);
     b_.SetInsertPoint(done);

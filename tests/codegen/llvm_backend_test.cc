@@ -234,6 +234,37 @@ def main(A: T.Buffer((64,), "int32"), B: T.Buffer((64,), "int32"), C: T.Buffer((
   EXPECT_TRUE(SameAsInterpreter(f, f));
 }
 
+// The emitter reuses index arithmetic it has already computed
+// (value_numbering.h). Each expression here is first computed inside a loop
+// body, a branch of an if or of T.if_then_else, or a parallel body, and then
+// again after it, where the first result does not dominate: reusing it
+// there would fail LLVM's verifier or read the wrong element.
+TEST(EmittedCode, RepeatedIndexArithmeticAcrossControlFlow) {
+  const PrimFunc f = ir::ParseFunc(R"(# from tvm.script import tir as T
+
+@T.prim_func
+def main(A: T.Buffer((64,), "int32"), B: T.Buffer((64,), "int32"), C: T.Buffer((64,), "int32")):
+    T.func_attr({"tir.noalias": T.bool(True)})
+    for n in range(-8, 8):
+        for m in range(3):
+            B[(n + 8) * 3 + m] = A[n * 5 // 3 + 16] + A[n * 5 % 7 + m]
+        C[n + 8] = A[n * 5 // 3 + 16] + A[n * 5 % 7]
+        if n % 2 == 0:
+            C[n + 24] = A[n * 5 // 3 + 20]
+        else:
+            C[n + 24] = A[n * 5 // 3 + 21]
+        C[n + 40] = T.if_then_else(n < 0, A[n * 5 % 7 + 30], 0) + A[n * 5 // 3 + 20]
+        C[n + 40] = C[n + 40] + A[n * 5 % 7 + 30]
+    for p in T.parallel(8):
+        for q in T.vectorized(8):
+            B[p * 8 + q] = B[p * 8 + q] + A[p * 8 + q] * (p // 3) + A[p * 8 // 3 + q]
+        C[56 + p] = A[p * 8 // 3] + p // 3
+    for r in range(8):
+        C[56 + r] = C[56 + r] + A[r * 8 // 3] + r // 3
+)");
+  EXPECT_TRUE(SameAsInterpreter(f, f));
+}
+
 TEST(EmittedCode, KernelRunsOnEveryThreadCount) {
   PrimFunc f = TiledMatmul(64, 16);
   for (int threads : {1, 2, 3, 8}) {
