@@ -12,8 +12,10 @@
 //    its body is evaluated once per group of lanes, with loads and stores
 //    whose index moves by one element per lane as vector loads and stores,
 //    a uniform index as a scalar load and broadcast, and any other index as a
-//    gather or scatter. Bodies that need lazy evaluation (if_then_else) keep
-//    a scalar loop with a vectorize hint instead.
+//    gather or scatter. A T.if_then_else whose condition is the same for
+//    every lane is one branch per group of lanes; a body with one whose
+//    condition differs between lanes keeps a scalar loop with a vectorize
+//    hint instead (each lane may evaluate only its own branch).
 //  - Allocated buffers up to 64 KiB live on the stack (allocas in the entry
 //    block, so SROA can turn small accumulators into registers); larger ones
 //    are heap-allocated on scope entry and freed on exit. A failed allocation
@@ -163,42 +165,55 @@ struct UseCollector {
   }
 };
 
-bool ContainsLazyCall(const Expr& e);
-bool ContainsLazyCall(const Stmt& s) {
+bool UsesVar(const Expr& e, const ir::VarNode* v) {
+  UseCollector uses;
+  uses.Visit(e);
+  return std::find(uses.vars.begin(), uses.vars.end(), v) != uses.vars.end();
+}
+
+// Whether a vectorized loop over `lane_var` must stay a scalar loop: its
+// body has a statement the widened form cannot express (an if, an
+// allocation scope), or a T.if_then_else whose condition differs between
+// lanes (each lane may evaluate only its own branch: padding guards loads
+// that would be out of bounds). A condition that is the same for every lane
+// (the usual padding test on a spatial index, with the lanes over channels)
+// becomes one branch per group of lanes.
+bool NeedsScalarLoop(const Expr& e, const ir::VarNode* lane_var);
+bool NeedsScalarLoop(const Stmt& s, const ir::VarNode* lane_var) {
   bool found = false;
   std::function<void(const Stmt&)> walk = [&](const Stmt& st) {
     if (!st.defined() || found) return;
     if (const auto* store = st.as<ir::BufferStoreNode>()) {
-      found = ContainsLazyCall(store->value);
-      for (const auto& i : store->indices) found = found || ContainsLazyCall(i);
+      found = NeedsScalarLoop(store->value, lane_var);
+      for (const auto& i : store->indices) found = found || NeedsScalarLoop(i, lane_var);
     } else if (const auto* q = st.as<ir::SeqStmtNode>()) {
       for (const auto& x : q->seq) walk(x);
     } else if (const auto* f = st.as<ir::ForNode>()) {
       walk(f->body);
-    } else if (const auto* i = st.as<ir::IfThenElseNode>()) {
-      found = true;  // not a vectorizable body
-      (void)i;
-    } else if (st.as<ir::BlockRealizeNode>()) {
+    } else if (st.as<ir::IfThenElseNode>() || st.as<ir::BlockRealizeNode>()) {
       found = true;
     }
   };
   walk(s);
   return found;
 }
-bool ContainsLazyCall(const Expr& e) {
+bool NeedsScalarLoop(const Expr& e, const ir::VarNode* lane_var) {
   if (!e.defined()) return false;
+  auto any = [&](const std::vector<Expr>& v) {
+    return std::any_of(v.begin(), v.end(), [&](const Expr& a) { return NeedsScalarLoop(a, lane_var); });
+  };
   if (const auto* c = e.as<ir::CallNode>()) {
-    if (c->op == CallOp::kIfThenElse) return true;
-    return std::any_of(c->args.begin(), c->args.end(), [](const Expr& a) { return ContainsLazyCall(a); });
+    if (c->op == CallOp::kIfThenElse && UsesVar(c->args[0], lane_var)) return true;
+    return any(c->args);
   }
-  if (const auto* b = e.as<ir::BinaryNode>()) return ContainsLazyCall(b->a) || ContainsLazyCall(b->b);
-  if (const auto* n = e.as<ir::NotNode>()) return ContainsLazyCall(n->a);
+  if (const auto* b = e.as<ir::BinaryNode>())
+    return NeedsScalarLoop(b->a, lane_var) || NeedsScalarLoop(b->b, lane_var);
+  if (const auto* n = e.as<ir::NotNode>()) return NeedsScalarLoop(n->a, lane_var);
   if (const auto* s = e.as<ir::SelectNode>())
-    return ContainsLazyCall(s->condition) || ContainsLazyCall(s->true_value) ||
-           ContainsLazyCall(s->false_value);
-  if (const auto* c = e.as<ir::CastNode>()) return ContainsLazyCall(c->value);
-  if (const auto* l = e.as<ir::BufferLoadNode>())
-    return std::any_of(l->indices.begin(), l->indices.end(), [](const Expr& a) { return ContainsLazyCall(a); });
+    return NeedsScalarLoop(s->condition, lane_var) || NeedsScalarLoop(s->true_value, lane_var) ||
+           NeedsScalarLoop(s->false_value, lane_var);
+  if (const auto* c = e.as<ir::CastNode>()) return NeedsScalarLoop(c->value, lane_var);
+  if (const auto* l = e.as<ir::BufferLoadNode>()) return any(l->indices);
   return false;
 }
 
@@ -235,12 +250,9 @@ std::optional<int64_t> LaneStride(const Expr& e, const ir::VarNode* v) {
       if (x && c->dtype.bits() >= c->value.dtype().bits()) return x;
       return std::nullopt;
     }
-    default: {
-      UseCollector uses;
-      uses.Visit(e);
-      if (std::find(uses.vars.begin(), uses.vars.end(), v) == uses.vars.end()) return 0;
+    default:
+      if (!UsesVar(e, v)) return 0;
       return std::nullopt;
-    }
   }
 }
 
@@ -625,7 +637,7 @@ class CodeGen {
     if (f.for_kind == ForKind::kParallel) return EmitParallel(f);
     if (f.for_kind == ForKind::kVectorized) {
       const auto* ext = f.extent.as<ir::IntImmNode>();
-      if (ext && !ContainsLazyCall(f.body)) {
+      if (ext && !NeedsScalarLoop(f.body, f.loop_var.get())) {
         int lanes = 0;
         if (ext->value <= kMaxVectorLanes) {
           lanes = static_cast<int>(ext->value);
@@ -1113,8 +1125,19 @@ class CodeGen {
   // T.if_then_else(c, a, b): only the taken branch is evaluated (it may load
   // out of bounds where the condition is false, as padding does).
   llvm::Value* EmitLazySelect(const ir::CallNode& c) {
-    if (lanes_) Fail("T.if_then_else inside a widened vector loop");
-    llvm::Value* cond = EmitExpr(c.args[0]);
+    llvm::Value* cond;
+    if (lanes_) {
+      // In a widened loop the condition is the same for every lane
+      // (NeedsScalarLoop): lane 0's scalar value decides for the group.
+      if (UsesVar(c.args[0], vec_var_))
+        Fail("internal error: T.if_then_else whose condition differs between lanes, widened");
+      const int saved = lanes_;
+      lanes_ = 0;
+      cond = EmitExpr(c.args[0]);
+      lanes_ = saved;
+    } else {
+      cond = EmitExpr(c.args[0]);
+    }
     llvm::Function* fn = cur_->fn;
     auto* then_bb = llvm::BasicBlock::Create(ctx_, "ite.then", fn);
     auto* else_bb = llvm::BasicBlock::Create(ctx_, "ite.else", fn);
@@ -1124,7 +1147,7 @@ class CodeGen {
     llvm::Value* t;
     {
       ValueRegion region(this);
-      t = EmitExpr(c.args[1]);
+      t = Splat(EmitExpr(c.args[1]));
     }
     llvm::BasicBlock* then_end = b_.GetInsertBlock();
     b_.CreateBr(done);
@@ -1132,7 +1155,7 @@ class CodeGen {
     llvm::Value* f;
     {
       ValueRegion region(this);
-      f = EmitExpr(c.args[2]);
+      f = Splat(EmitExpr(c.args[2]));
     }
     llvm::BasicBlock* else_end = b_.GetInsertBlock();
     b_.CreateBr(done);

@@ -265,6 +265,33 @@ def main(A: T.Buffer((64,), "int32"), B: T.Buffer((64,), "int32"), C: T.Buffer((
   EXPECT_TRUE(SameAsInterpreter(f, f));
 }
 
+// T.if_then_else in a vectorized loop: a condition the same for every lane
+// is one branch per group of lanes, one that differs keeps a scalar loop.
+// Either way only the taken arm is evaluated: the arms guarded by i != 3
+// divide by zero when i is 3, which traps (SIGFPE) if they are evaluated
+// anyway, and the loop is too long for LLVM to unroll and fold them away.
+TEST(EmittedCode, IfThenElseInVectorizedLoopsEvaluatesOnlyTheTakenArm) {
+  const PrimFunc f = ir::ParseFunc(R"(# from tvm.script import tir as T
+
+@T.prim_func
+def main(X: T.Buffer((8000,), "int32"), B: T.Buffer((8000,), "int32"), C: T.Buffer((64,), "int32")):
+    T.func_attr({"tir.noalias": T.bool(True)})
+    for i in range(1000):
+        for c in T.vectorized(8):
+            B[i * 8 + c] = T.if_then_else(i != 3, 1000 // (i - 3), 5) + X[i * 8 + c]
+    for i in range(1000):
+        for c in T.vectorized(8):
+            B[i * 8 + c] = B[i * 8 + c] + T.if_then_else(X[i] > 0, X[i * 8 + c], X[c] * 2)
+    for j in range(8):
+        for c in T.vectorized(8):
+            C[j * 8 + c] = T.if_then_else(X[j * 8 + c] != 0, 1000 // X[j * 8 + c], 7)
+    for j in range(8):
+        for c in T.vectorized(8):
+            C[j * 8 + c] = C[j * 8 + c] + T.if_then_else(j < 4, T.if_then_else(c < 3, X[c * 8 + j], X[c]), 1)
+)");
+  EXPECT_TRUE(SameAsInterpreter(f, f));
+}
+
 TEST(EmittedCode, KernelRunsOnEveryThreadCount) {
   PrimFunc f = TiledMatmul(64, 16);
   for (int threads : {1, 2, 3, 8}) {
