@@ -236,9 +236,10 @@ def main(A: T.Buffer((64,), "int32"), B: T.Buffer((64,), "int32"), C: T.Buffer((
 
 // The emitter reuses index arithmetic it has already computed
 // (value_numbering.h). Each expression here is first computed inside a loop
-// body, a branch of an if or of T.if_then_else, or a parallel body, and then
-// again after it, where the first result does not dominate: reusing it
-// there would fail LLVM's verifier or read the wrong element.
+// body or a branch of an if or of T.if_then_else, and then again after it,
+// where the first result does not dominate: reusing it there would fail
+// LLVM's verifier. The parallel body (its own LLVM function) and the loop
+// after it repeat the same arithmetic on other variables.
 TEST(EmittedCode, RepeatedIndexArithmeticAcrossControlFlow) {
   const PrimFunc f = ir::ParseFunc(R"(# from tvm.script import tir as T
 
