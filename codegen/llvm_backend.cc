@@ -89,8 +89,8 @@ void InitializeLLVM() {
 // such values in accumulators that LICM already promotes. It never changed
 // an object of the 72 GMM, C2D and SFM design-space candidates measured
 // (byte-identical with and without it), but the loop access analysis it
-// runs is quadratic in a loop's memory accesses: on explicitly unrolled
-// conv2d candidates it was a third of the whole build (1.4 of 3.9 billion
+// runs is quadratic in a loop's memory accesses: on one explicitly unrolled
+// conv2d candidate it was a third of the whole build (1.4 of 3.9 billion
 // instructions under callgrind).
 constexpr const char* kSkippedPasses[] = {
     "ArgumentPromotionPass", "CallSiteSplittingPass",  "CalledValuePropagationPass",
