@@ -56,6 +56,7 @@
 #include "codegen/index_range.h"
 #include "codegen/llvm_backend.h"
 #include "codegen/value_numbering.h"
+#include "ir/substitute.h"
 
 namespace kiln::codegen {
 namespace {
@@ -166,9 +167,7 @@ struct UseCollector {
 };
 
 bool UsesVar(const Expr& e, const ir::VarNode* v) {
-  UseCollector uses;
-  uses.Visit(e);
-  return std::find(uses.vars.begin(), uses.vars.end(), v) != uses.vars.end();
+  return ir::UsesVar(e, [v](const ir::VarNode* u) { return u == v; });
 }
 
 // Whether a vectorized loop over `lane_var` must stay a scalar loop: its
