@@ -31,6 +31,7 @@
 
 #include "codegen/kernel_abi.h"
 #include "codegen/llvm_backend.h"
+#include "codegen/target_features.h"
 #include "database/database.h"
 #include "ir/compare.h"
 #include "ir/interpreter.h"
@@ -140,7 +141,7 @@ int Run(int argc, char** argv) {
   CLI::App app{"GMM 1024^3: the hand schedule vs OpenBLAS sgemm"};
   const ir::Target host = codegen::HostTarget();
   std::string trace_path = std::string(KILN_SOURCE_DIR "/configs/traces/") +
-                           (host.HasFeature("avx512f") ? "gmm_1024_cpu.json" : "gmm_1024_avx2.json");
+                           (codegen::TargetHasFeature(host, "avx512f") ? "gmm_1024_cpu.json" : "gmm_1024_avx2.json");
   std::string write_trace, emit_asm, db_path;
   int threads = 2, reps = 9;
   auto* trace_opt = app.add_option("--trace", trace_path, "Trace JSON applied to GMM 1024^3");

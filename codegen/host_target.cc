@@ -1,7 +1,9 @@
 // "host": this machine as an LLVM target. The CPU name alone is not enough:
-// LLVM may name a CPU whose default feature set understates what this one
-// has (or a virtual machine hides), so the features LLVM detects on this CPU
-// are written out as -mattr, and the core count as -num-cores.
+// LLVM may name a CPU whose default feature set differs from what this one
+// has (or what a virtual machine shows), so the features LLVM detects here
+// are taken whole, then written in the canonical short form
+// (codegen/target_features.h): the CPU name, the features that differ from
+// it, and the core count.
 #include <algorithm>
 #include <string>
 #include <thread>
@@ -10,6 +12,7 @@
 #include <llvm/TargetParser/Host.h>
 
 #include "codegen/llvm_backend.h"
+#include "codegen/target_features.h"
 
 namespace kiln::codegen {
 
@@ -22,15 +25,14 @@ ir::Target HostTarget() {
   llvm::StringMap<bool> features;
   if (llvm::sys::getHostCPUFeatures(features)) {
     std::vector<std::string> attrs;
-    for (const auto& kv : features)
-      if (kv.getValue()) attrs.push_back("+" + kv.getKey().str());
+    // Both signs: a feature the CPU name implies but this machine lacks (a
+    // VM hiding AVX-512) must be written as off.
+    for (const auto& kv : features) attrs.push_back((kv.getValue() ? "+" : "-") + kv.getKey().str());
     std::sort(attrs.begin(), attrs.end());
     t.mattr = std::move(attrs);
   }
   t.num_cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  // Normalize through the parser so that "host" and its spelled-out form
-  // compare equal.
-  return ir::Target::Parse(t.ToString());
+  return CanonicalTarget(ir::Target::Parse(t.ToString()));
 }
 
 ir::Target ResolveTarget(std::string_view spec) {
@@ -38,7 +40,7 @@ ir::Target ResolveTarget(std::string_view spec) {
   while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
   while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
   if (s == "host") return HostTarget();
-  return ir::Target::Parse(spec);
+  return CanonicalTarget(ir::Target::Parse(spec));
 }
 
 }  // namespace kiln::codegen

@@ -27,7 +27,8 @@ struct ObjectCode {
 };
 
 // "host" -> this machine (CPU name and features through LLVM, all cores);
-// anything else -> ir::Target::Parse. Throws ir::TargetError.
+// anything else -> ir::Target::Parse. Either way in the canonical short form
+// of codegen/target_features.h. Throws ir::TargetError.
 ir::Target ResolveTarget(std::string_view spec);
 ir::Target HostTarget();
 

@@ -482,6 +482,60 @@ std::optional<TuningRecord> Database::Best(WorkloadId workload, const std::strin
   return top.front();
 }
 
+std::vector<std::string> Database::Targets() const {
+  std::vector<std::string> out;
+  Impl::Stmt s = impl_->Prepare("SELECT DISTINCT target FROM targets ORDER BY target");
+  while (s.Step()) out.push_back(ColumnText(s.get(), 0));
+  return out;
+}
+
+int64_t Database::RenameTarget(const std::string& from, const std::string& to) {
+  if (impl_->read_only) throw DatabaseError(impl_->path + ": opened read-only");
+  const std::string old_norm = NormalizeTarget(from), new_norm = NormalizeTarget(to);
+  if (old_norm == new_norm) return 0;
+  int64_t changed = 0;
+  Transaction([&] {
+    std::vector<std::pair<int64_t, std::string>> rows;  // (id, fingerprint)
+    {
+      Impl::Stmt s = impl_->Prepare("SELECT id, fingerprint FROM targets WHERE target = ?");
+      s.Bind(1, old_norm);
+      while (s.Step()) rows.emplace_back(sqlite3_column_int64(s.get(), 0), ColumnText(s.get(), 1));
+    }
+    for (const auto& [id, fingerprint] : rows) {
+      std::optional<int64_t> existing;
+      {
+        Impl::Stmt s = impl_->Prepare("SELECT id FROM targets WHERE target = ? AND fingerprint = ?");
+        s.Bind(1, new_norm).Bind(2, fingerprint);
+        if (s.Step()) existing = sqlite3_column_int64(s.get(), 0);
+      }
+      if (existing) {
+        // Same machine under both spellings: move the records over; a trace
+        // the new row already holds stays there once.
+        {
+          Impl::Stmt s = impl_->Prepare("UPDATE OR IGNORE records SET target_id = ? WHERE target_id = ?");
+          s.Bind(1, *existing).Bind(2, id);
+          s.Step();
+        }
+        {
+          Impl::Stmt s = impl_->Prepare("DELETE FROM records WHERE target_id = ?");
+          s.Bind(1, id);
+          s.Step();
+        }
+        Impl::Stmt s = impl_->Prepare("DELETE FROM targets WHERE id = ?");
+        s.Bind(1, id);
+        s.Step();
+      } else {
+        Impl::Stmt s = impl_->Prepare("UPDATE targets SET target = ? WHERE id = ?");
+        s.Bind(1, new_norm).Bind(2, id);
+        s.Step();
+      }
+      ++changed;
+    }
+  });
+  impl_->target_ids.clear();
+  return changed;
+}
+
 MissReason Database::ExplainMiss(WorkloadId workload, const std::string& target) const {
   MissReason m;
   m.workload_known = workload > 0;

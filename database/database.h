@@ -99,6 +99,15 @@ class Database {
   std::vector<std::string> MeasuredTraceHashes(WorkloadId workload, const std::string& target) const;
   int64_t CountRecords(WorkloadId workload, const std::string& target) const;
 
+  // Every distinct target string that has a target row, sorted.
+  std::vector<std::string> Targets() const;
+  // Stores every record measured for target `from` under target `to` instead
+  // (both normalized), in one transaction; a record that `to` already holds
+  // (same workload, fingerprint and trace hash) is dropped, not doubled.
+  // Returns how many target rows changed. For rewriting stored targets into
+  // a new canonical form (search/stored_targets.h).
+  int64_t RenameTarget(const std::string& from, const std::string& to);
+
   int64_t Size() const;  // number of records
   DatabaseStats Stats() const;
   // Every record in commit order.

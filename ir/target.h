@@ -40,7 +40,9 @@ struct Target {
 
   std::string KindName() const;   // "llvm" / "cuda"
   std::string ToString() const;   // the canonical form; Parse(ToString()) == *this
-  bool HasFeature(std::string_view feature) const;  // "avx512f": listed with '+'
+  // "avx512f" listed with '+' in -mattr. What -mcpu implies is not known
+  // here: codegen::TargetHasFeature (codegen/target_features.h) knows it.
+  bool HasFeature(std::string_view feature) const;
   int WarpSize() const { return thread_warp_size > 0 ? thread_warp_size : 32; }
   int MaxThreadsPerBlock() const { return max_threads_per_block > 0 ? max_threads_per_block : 1024; }
   int MaxSharedMemoryPerBlock() const {

@@ -1,15 +1,28 @@
 #!/usr/bin/env bash
 # Configures (once) and builds Kiln into ./build. Installs dependencies first.
+# Quiet steps print their progress (scripts/lib/progress.sh); their full
+# output is in $BUILD_DIR/logs/. KILN_VERBOSE=1 shows it as it comes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/lib/progress.sh
+BUILD_DIR="${KILN_BUILD_DIR:-build}"
+export KILN_LOG_DIR="${KILN_LOG_DIR:-$BUILD_DIR/logs}"
 bash scripts/install_deps.sh
 export PATH="$PATH:/usr/local/cuda/bin"
 # Paths relative to the checkout, so ccache hits across clones in other folders.
 export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$(pwd)}" CCACHE_NOHASHDIR=1
-BUILD_DIR="${KILN_BUILD_DIR:-build}"
 if [ ! -f "$BUILD_DIR/build.ninja" ]; then
-  cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  kiln_step "configuring $BUILD_DIR with CMake" "$KILN_LOG_DIR/configure.log" \
+    cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache \
     ${KILN_CMAKE_ARGS:-}
 fi
-cmake --build "$BUILD_DIR" -j "$(nproc)"
+# How much there is to do, so that the first build announces its length.
+todo=$(ninja -C "$BUILD_DIR" -n 2>/dev/null | grep -c '^\[' || true)
+if [ "$todo" = 0 ]; then
+  echo "kiln: $BUILD_DIR is up to date"
+else
+  : >"$KILN_LOG_DIR/build.log"
+  kiln_step "building Kiln ($todo steps on $(nproc) cores; the first build takes a while)" \
+    "$KILN_LOG_DIR/build.log" cmake --build "$BUILD_DIR" -j "$(nproc)"
+fi

@@ -22,11 +22,14 @@ for p in "${PACKAGES[@]}"; do
 done
 
 if ((${#missing[@]})); then
-  echo "kiln: installing ${#missing[@]} missing package(s): ${missing[*]}"
+  source "$(dirname "$0")/lib/progress.sh"
+  log="${KILN_LOG_DIR:-build/logs}/apt.log"
+  echo "kiln: installing ${#missing[@]} package(s) from Debian (first run only): ${missing[*]}"
   SUDO=""
   if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+  kiln_step "updating the package lists" "$log" $SUDO apt-get update
+  kiln_step "installing ${#missing[@]} package(s)" "$log" \
+    env DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y --no-install-recommends "${missing[@]}"
 fi
 
 # The CUDA Toolkit is part of the machine image, not a Debian package.

@@ -4,7 +4,7 @@
 # then shows the `kiln query` hit a build pipeline would get.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/build.sh >/dev/null
+bash scripts/build.sh
 KILN="${KILN_BUILD_DIR:-build}/tools/kiln"
 WORKLOAD="${1:-GMM:2}"
 TRIALS="${2:-64}"

@@ -13,6 +13,7 @@
 #include "database/database.h"
 #include "ir/prim_func.h"
 #include "ir/printer.h"
+#include "search/target_lookup.h"
 #include "tools/commands.h"
 #include "tools/target_spec.h"
 #include "tools/workload_spec.h"
@@ -28,6 +29,7 @@ struct CompileOptions {
   std::string output;
   std::string header;
   std::string symbol;
+  std::string match = "exact";
   bool require_tuned = false;
 };
 
@@ -88,16 +90,18 @@ int Compile(const CompileOptions& o) {
   ResolvedWorkload w = ResolveWorkload(o.workload);
   ir::Target target = ResolveTargetFlag(o.target);
   auto id = db.FindWorkload(w.func);
-  std::optional<database::TuningRecord> best =
-      id ? db.Best(*id, target.ToString()) : std::nullopt;
+  const search::TargetLookup found =
+      search::FindBestRecord(db, id.value_or(0), target, search::ParseTargetMatch(o.match));
+  const std::optional<database::TuningRecord>& best = found.record;
   ir::PrimFunc func = w.func;
   std::string provenance;
   if (best) {
     func = ApplyTraceJson(w.func, best->trace_json);
     provenance = "Tuned: trace " + best->trace_hash + ", median " +
-                 std::to_string(best->median_seconds) + " s on '" + target.ToString() + "'.";
+                 std::to_string(best->median_seconds) + " s on '" + found.record_target + "'.";
+    if (!found.note.empty()) std::cerr << "kiln: note: " << found.note << "\n";
   } else {
-    std::string why = db.ExplainMiss(id.value_or(0), target.ToString()).Explain();
+    std::string why = found.miss.Explain();
     if (o.require_tuned) {
       std::cerr << "kiln: error: no tuned record for " << w.label << " on '" << target.ToString()
                 << "' (--require-tuned): " << why << "\n";
@@ -126,6 +130,11 @@ void RegisterCompileCommands(CLI::App& app, int* exit_code) {
   cmd->add_option("--workload,-w", o->workload, "Suite name (GMM, GMM:3) or a text file")
       ->required();
   cmd->add_option("--target", o->target, "Target: 'host' or e.g. 'llvm -mcpu=skylake-avx512'")
+      ->capture_default_str();
+  cmd->add_option("--match", o->match,
+                  "exact, or compatible: also a record of a CPU whose features this target has "
+                  "(same core count)")
+      ->check(CLI::IsMember({"exact", "compatible"}))
       ->capture_default_str();
   cmd->add_option("-o,--output", o->output, "Object file to write")->required();
   cmd->add_option("--header", o->header, "C header declaring the kernel");

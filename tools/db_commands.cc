@@ -1,6 +1,7 @@
 // kiln query and kiln db stats|top|export|import|prune|merge: the tuning
 // database from the command line. `query` exits 0 on a hit and 3 on a miss,
 // and says why it missed.
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -9,6 +10,7 @@
 #include "database/database.h"
 #include "database/record_json.h"
 #include "ir/structural_hash.h"
+#include "search/target_lookup.h"
 #include "tools/commands.h"
 #include "tools/target_spec.h"
 #include "tools/workload_spec.h"
@@ -21,10 +23,6 @@ using database::Database;
 using nlohmann::json;
 
 constexpr int kMissExit = 3;
-
-// Database target strings are the normalized ir::Target form, resolved the
-// way every other command resolves --target.
-std::string ResolveTargetSpec(const std::string& spec) { return ResolveTargetFlag(spec).ToString(); }
 
 template <typename F>
 void Guard(int* exit_code, F fn) {
@@ -42,36 +40,52 @@ Database OpenExisting(const std::string& path, Database::Mode mode) {
 }
 
 int Query(const std::string& db_path, const std::string& workload, const std::string& target_spec,
-          bool as_json, bool why) {
+          const std::string& match, bool as_json, bool why) {
+  const search::TargetMatch mode = search::ParseTargetMatch(match);
   Database db = OpenExisting(db_path, Database::Mode::kReadOnly);
-  std::string target = ResolveTargetSpec(target_spec);
+  const ir::Target asking = ResolveTargetFlag(target_spec);
+  const std::string target = asking.ToString();
   ResolvedWorkload w = ResolveWorkload(workload);
   auto id = db.FindWorkload(w.func);
-  auto best = id ? db.Best(*id, target) : std::nullopt;
-  database::MissReason miss = db.ExplainMiss(id.value_or(0), target);
+  const search::TargetLookup found = search::FindBestRecord(db, id.value_or(0), asking, mode);
+  const auto& best = found.record;
+  const database::MissReason& miss = found.miss;
   if (as_json) {
     json out = {{"workload", w.label},
                 {"workload_hash", ir::StructuralHashHex(w.func)},
                 {"target", target},
+                {"match", match},
                 {"hit", best.has_value()}};
-    if (best) out["record"] = database::RecordToJson(*best);
-    else out["why"] = miss.Explain();
+    if (best) {
+      out["record"] = database::RecordToJson(*best);
+      out["record_target"] = found.record_target;
+      out["exact"] = found.exact;
+      if (!found.note.empty()) out["note"] = found.note;
+    } else {
+      out["why"] = miss.Explain();
+    }
     if (why) {
       out["records_any_target"] = miss.records_any_target;
       out["records_this_target"] = miss.records_this_target;
       out["usable_this_target"] = miss.usable_this_target;
+      out["refused_targets"] = found.refused;
     }
     std::cout << out.dump(2) << "\n";
   } else if (best) {
     std::cout << "hit: " << w.label << " on '" << target << "': median " << best->median_seconds
               << " s (trace " << best->trace_hash << ")\n"
               << best->trace_json << "\n";
+    if (!found.note.empty()) std::cout << "note: " << found.note << "\n";
     if (why) {
-      std::cout << miss.usable_this_target << " usable of " << miss.records_this_target
-                << " record(s) for this target\n";
+      std::cout << "record measured for '" << found.record_target << "' ("
+                << (found.exact ? "exact match" : "compatible match") << "); "
+                << miss.usable_this_target << " usable of " << miss.records_this_target
+                << " record(s) for the asked target\n";
+      for (const std::string& r : found.refused) std::cout << "not compatible: " << r << "\n";
     }
   } else {
     std::cerr << "miss: " << w.label << " on '" << target << "': " << miss.Explain() << "\n";
+    for (const std::string& r : found.refused) std::cerr << "  not compatible: " << r << "\n";
   }
   return best ? 0 : kMissExit;
 }
@@ -101,7 +115,7 @@ void AddDb(CLI::App* cmd, std::string& db) {
 
 void RegisterDbCommands(CLI::App& app, int* exit_code) {
   struct QueryArgs {
-    std::string db, workload, target;
+    std::string db, workload, target, match = "exact";
     bool json = false, why = false;
   };
   auto q = std::make_shared<QueryArgs>();
@@ -111,10 +125,15 @@ void RegisterDbCommands(CLI::App& app, int* exit_code) {
   query->add_option("--workload", q->workload, "Suite name (GMM, GMM:3) or a text file")->required();
   query->add_option("--target", q->target, "Target string, e.g. 'llvm -mcpu=skylake-avx512'")
       ->required();
+  query->add_option("--match", q->match,
+                    "exact: only records measured for this target; compatible: also records of a "
+                    "CPU whose features this target has, with the same core count (exact ones first)")
+      ->check(CLI::IsMember({"exact", "compatible"}))
+      ->capture_default_str();
   query->add_flag("--json", q->json, "Print JSON");
   query->add_flag("--why", q->why, "Explain the answer with record counts");
   query->callback([=] {
-    Guard(exit_code, [&] { *exit_code = Query(q->db, q->workload, q->target, q->json, q->why); });
+    Guard(exit_code, [&] { *exit_code = Query(q->db, q->workload, q->target, q->match, q->json, q->why); });
   });
 
   auto* db = app.add_subcommand("db", "Inspect and maintain a tuning database");
@@ -141,9 +160,16 @@ void RegisterDbCommands(CLI::App& app, int* exit_code) {
       Database d = OpenExisting(t->db, Database::Mode::kReadOnly);
       auto id = d.FindWorkload(ResolveWorkload(t->workload).func);
       if (!id) throw std::runtime_error("--workload " + t->workload + ": not in the database");
-      for (const auto& r : d.TopK(*id, ResolveTargetSpec(t->target), t->k)) {
-        std::cout << database::RecordToJson(r).dump() << "\n";
+      // Every stored spelling of the target (search/target_lookup.h), fastest first.
+      std::vector<database::TuningRecord> top;
+      for (const std::string& spelling : search::StoredSpellings(d, *id, ResolveTargetFlag(t->target))) {
+        for (auto& r : d.TopK(*id, spelling, t->k)) top.push_back(std::move(r));
       }
+      std::stable_sort(top.begin(), top.end(), [](const auto& a, const auto& b) {
+        return a.median_seconds < b.median_seconds;
+      });
+      if (static_cast<int>(top.size()) > t->k) top.resize(static_cast<size_t>(t->k));
+      for (const auto& r : top) std::cout << database::RecordToJson(r).dump() << "\n";
     });
   });
 
@@ -179,6 +205,7 @@ void RegisterDbCommands(CLI::App& app, int* exit_code) {
         if (!in) throw std::runtime_error(im->second + ": cannot read");
         added = d.ImportJsonLines(in);
       }
+      search::CanonicalizeStoredTargets(d);
       std::cout << "imported " << added << " new record(s)\n";
     });
   });
@@ -191,6 +218,7 @@ void RegisterDbCommands(CLI::App& app, int* exit_code) {
   prune->callback([=] {
     Guard(exit_code, [&] {
       Database d = OpenExisting(pr->first, Database::Mode::kReadWrite);
+      search::CanonicalizeStoredTargets(d);  // one target's spellings are pruned together
       std::cout << "deleted " << d.Prune(pr->second) << " record(s)\n";
     });
   });
@@ -206,6 +234,7 @@ void RegisterDbCommands(CLI::App& app, int* exit_code) {
         if (!std::ifstream(other)) throw std::runtime_error(other + ": no such file");
         std::cout << other << ": " << d.Merge(other) << " new record(s)\n";
       }
+      search::CanonicalizeStoredTargets(d);
     });
   });
 }

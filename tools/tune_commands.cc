@@ -23,6 +23,7 @@
 #include "ir/printer.h"
 #include "ir/schedule/trace.h"
 #include "rpc/local_runner.h"
+#include "search/target_lookup.h"
 #include "search/tune.h"
 #include "search/tune_context.h"
 #include "tools/commands.h"
@@ -156,6 +157,9 @@ int TuneOne(const TuneCliOptions& o) {
       search::MakeDefaultTuneContext(w.func, target, static_cast<int64_t>(o.seed), threads);
   ctx.task_name = w.label;
   database::Database db = database::Database::Open(o.db_path);
+  // Records stored under an older spelling of this target are found again
+  // (search/target_lookup.h), so a resumed run does not measure them twice.
+  search::CanonicalizeStoredTargets(db);
   rpc::LocalRunnerOptions runner_options;
   runner_options.build_threads = threads;
   rpc::LocalRunner runner(runner_options);
@@ -209,20 +213,24 @@ int TuneOne(const TuneCliOptions& o) {
     std::cout << out.dump(2) << "\n";
     return exit_code;
   }
-  std::cout << "tuned " << w.label << " on '" << target.ToString() << "': measured "
-            << s.measured_this_run << " this run in " << DurationText(elapsed) << ", "
-            << s.records_total << " records in " << o.db_path << " (" << s.stop_reason << ")\n"
-            << "errors this run: " << ErrorsText(s.errors_by_kind) << "\n"
-            << "candidates rejected while sampling: " << s.sampling_failures << "\n";
+  // A few short lines a terminal does not wrap, the long parts last.
+  std::cout << "tuned " << w.label << " on '" << target.ToString() << "': " << s.measured_this_run
+            << " measured in " << DurationText(elapsed) << ", " << s.records_total
+            << " records in " << o.db_path << "\n"
+            << "  stopped: " << s.stop_reason << "\n"
+            << "  errors this run: " << ErrorsText(s.errors_by_kind) << "\n"
+            << "  rejected while sampling: " << s.sampling_failures << "\n";
   if (!best) {
     std::cout << "no verified record yet\n";
   } else {
     ir::PrimFunc scheduled = ApplyTraceJson(w.func, best->trace_json);
-    std::cout << "best: " << LatencyText(best->median_seconds) << " (" << best->median_seconds
-              << " s)";
+    std::cout << "best: " << LatencyText(best->median_seconds);
     double flops = ir::EstimateFlops(w.func);
-    if (best->median_seconds > 0) std::cout << ", " << flops / best->median_seconds / 1e9 << " GFLOP/s";
-    std::cout << " (trace " << best->trace_hash << ")\n\n# schedule\n"
+    if (best->median_seconds > 0) {
+      std::cout << ", " << std::fixed << std::setprecision(2) << flops / best->median_seconds / 1e9
+                << std::defaultfloat << " GFLOP/s";
+    }
+    std::cout << " (trace " << best->trace_hash.substr(0, 16) << ")\n\n# schedule\n"
               << ir::Trace::FromJSONString(best->trace_json).AsPython() << "\n# scheduled program\n"
               << ir::ToText(scheduled);
   }

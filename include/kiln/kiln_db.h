@@ -4,7 +4,11 @@
  *
  * A lookup is exact: it returns only a record measured for the given
  * workload (structurally equal) and the given target (normalized target
- * string), with status "ok" and verified. Every function that can fail
+ * string), with status "ok" and verified. Pass the target in Kiln's
+ * canonical short form, which is what `kiln tune` stores and what
+ * `kiln target host` prints on the measuring machine (this library has no
+ * LLVM to canonicalize: "host" and spelled-out feature lists are not
+ * resolved here; `kiln query` resolves both). Every function that can fail
  * returns a kiln_db_status; kiln_db_last_error() says why in words. */
 #ifndef KILN_KILN_DB_H_
 #define KILN_KILN_DB_H_
