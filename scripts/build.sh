@@ -17,12 +17,11 @@ if [ ! -f "$BUILD_DIR/build.ninja" ]; then
     -DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache \
     ${KILN_CMAKE_ARGS:-}
 fi
-# How much there is to do, so that the first build announces its length.
-todo=$(ninja -C "$BUILD_DIR" -n 2>/dev/null | grep -c '^\[' || true)
-if [ "$todo" = 0 ]; then
+if ninja -C "$BUILD_DIR" -n 2>/dev/null | grep -q "no work to do"; then
   echo "kiln: $BUILD_DIR is up to date"
 else
   : >"$KILN_LOG_DIR/build.log"
-  kiln_step "building Kiln ($todo steps on $(nproc) cores; the first build takes a while)" \
+  # ninja's own [k/n] counter shows how far along it is (scripts/lib/progress.sh).
+  kiln_step "building Kiln on $(nproc) cores (a first build takes a while)" \
     "$KILN_LOG_DIR/build.log" cmake --build "$BUILD_DIR" -j "$(nproc)"
 fi
