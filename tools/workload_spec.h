@@ -1,4 +1,6 @@
-// Resolving a workload spec from the command line: "GMM", "GMM:3" or a path.
+// Resolving a workload spec from the command line: "GMM", "GMM:3", a suite
+// family at shapes of one's own ("C2D(1,56,56,64,256,1,1,0)", as the model
+// slices in configs/jobs/ use), or a path.
 #pragma once
 
 #include <string>
@@ -9,10 +11,12 @@ namespace kiln::tools {
 
 struct ResolvedWorkload {
   ir::PrimFunc func;
-  std::string label;  // "GMM:3" or the file path
+  std::string label;  // "GMM:3", "C2D(1,56,56,64,256,1,1,0)" or the file path
 };
 
-// A suite name (index 0), NAME:IDX, or a path to a text file ("-" is stdin).
+// A suite name (index 0), NAME:IDX, NAME(p0, p1, ...) with the family's
+// parameters (ir::MakeWorkloadWithParams), or a path to a text file ("-" is
+// stdin).
 // Throws std::runtime_error (or ParseError) with a message naming the spec.
 ResolvedWorkload ResolveWorkload(const std::string& spec);
 

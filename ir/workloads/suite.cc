@@ -168,6 +168,21 @@ PrimFunc MakeWorkload(const std::string& name, int index) {
   return f.build(f.configs[index]);
 }
 
+PrimFunc MakeWorkloadWithParams(const std::string& name, const std::vector<int64_t>& params) {
+  const Family& f = Find(name, 0);
+  if (params.size() != f.configs[0].size()) {
+    throw std::invalid_argument("workload " + name + " takes " +
+                                std::to_string(f.configs[0].size()) + " parameters, as in " +
+                                name + FormatParams(f.configs[0]) + "; got " +
+                                std::to_string(params.size()));
+  }
+  try {
+    return f.build(params);
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument("workload " + name + FormatParams(params) + ": " + e.what());
+  }
+}
+
 WorkloadInfo DescribeWorkload(const std::string& name, int index) {
   const Family& f = Find(name, index);
   PrimFunc func = f.build(f.configs[index]);

@@ -50,6 +50,12 @@ std::vector<std::string> SuiteNames();
 // Throws std::invalid_argument naming the valid names / indices.
 PrimFunc MakeWorkload(const std::string& name, int index);
 WorkloadInfo DescribeWorkload(const std::string& name, int index);
+// A family at shapes of one's own, e.g. ("C2D", {1, 56, 56, 64, 256, 1, 1, 0})
+// for a ResNet-50 layer the suite's configs do not hold: the parameters are
+// the family's, in its configs' order (`kiln workloads` prints them). Throws
+// std::invalid_argument naming the family when the name is unknown, the
+// count is wrong, or the builder refuses the shape.
+PrimFunc MakeWorkloadWithParams(const std::string& name, const std::vector<int64_t>& params);
 
 // Parameterized builders (tests use them at reduced shapes). Arguments follow
 // te_workload.py; invalid shapes throw std::invalid_argument.

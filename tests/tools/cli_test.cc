@@ -11,6 +11,8 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <fstream>
+#include <nlohmann/json.hpp>
 
 namespace {
 
@@ -93,6 +95,39 @@ TEST(Cli, ScheduleAppliesAndResamplesTraces) {
   Result bad = RunKilnWithInput("schedule --workload GMM:0 --trace -", "[[[\"Nope\",[],[],[]]]]");
   EXPECT_EQ(bad.code, 1);
   EXPECT_NE(bad.out.find("unknown instruction kind 'Nope'"), std::string::npos) << bad.out;
+}
+
+}  // namespace
+
+namespace {
+
+TEST(Cli, WorkloadSpecsWithShapesOfOnesOwn) {
+  Result r = RunKiln("hash 'C2D(1, 56, 56, 64, 256, 1, 1, 0)' --json");
+  EXPECT_EQ(r.code, 0) << r.out;
+  r = RunKiln("show 'C2D(1,224,224,3,64,7,2,3)'");
+  EXPECT_EQ(r.code, 0);
+  EXPECT_EQ(r.out, RunKiln("show C2D:0").out);
+  for (const char* bad : {"'C2D(1,56)'", "'C2D(1,56,56,64,256,1,1,x)'", "'C2D(1,56,56,64,256,1,1,0'",
+                          "'(1,2)'", "'GEMV(1,0,4096)'"}) {
+    r = RunKiln(std::string("show ") + bad);
+    EXPECT_EQ(r.code, 1) << bad << ": " << r.out;
+    EXPECT_NE(r.out.find("kiln: error: "), std::string::npos) << bad << ": " << r.out;
+  }
+}
+
+// The model slices shipped in configs/jobs/ name only workloads that build.
+TEST(Cli, ShippedJobFilesNameWorkloadsThatBuild) {
+  for (const char* file : {"resnet50_conv2d_nhwc.json", "llama_decoder_layer.json"}) {
+    std::ifstream in(std::string(KILN_SOURCE_DIR) + "/configs/jobs/" + file);
+    ASSERT_TRUE(in) << file;
+    const nlohmann::json job = nlohmann::json::parse(in);
+    ASSERT_FALSE(job["workloads"].empty()) << file;
+    for (const auto& w : job["workloads"]) {
+      const std::string spec = w["spec"];
+      EXPECT_EQ(RunKiln("hash '" + spec + "'").code, 0) << file << ": " << spec;
+      EXPECT_GE(w["weight"].get<double>(), 1) << file << ": " << spec;
+    }
+  }
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 
 #include "ir/flops.h"
 #include "ir/op.h"
+#include "ir/structural_hash.h"
 #include "tests/workloads/block_walk.h"
 
 namespace kiln::ir {
@@ -261,6 +262,29 @@ TEST(Suite, UnknownNamesAndIndicesAreClearErrors) {
   EXPECT_THROW(Conv2dNHWC(1, 4, 4, 3, 8, 7), std::invalid_argument);  // kernel > input
   EXPECT_THROW(Conv2dNHWC(1, 8, 8, 6, 8, 3, 1, 1, 1, 4), std::invalid_argument);
   EXPECT_THROW(BatchMatmulNKKM(1, 0, 4, 4), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace kiln::ir
+
+namespace kiln::ir {
+namespace {
+
+TEST(Suite, FamiliesTakeShapesOfOnesOwn) {
+  // A suite config spelled out builds the same program.
+  EXPECT_EQ(StructuralHash(MakeWorkloadWithParams("C2D", {1, 224, 224, 3, 64, 7, 2, 3})),
+            StructuralHash(MakeWorkload("C2D", 0)));
+  // A ResNet-50 layer the configs do not hold.
+  PrimFunc f = MakeWorkloadWithParams("C2D", {1, 56, 56, 64, 256, 1, 1, 0});
+  EXPECT_DOUBLE_EQ(EstimateFlops(f), 2.0 * 56 * 56 * 64 * 256);
+  try {
+    MakeWorkloadWithParams("C2D", {1, 56, 56});
+    FAIL() << "a wrong parameter count must be refused";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("takes 8 parameters"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(MakeWorkloadWithParams("NOPE", {1}), std::invalid_argument);
+  EXPECT_THROW(MakeWorkloadWithParams("GEMV", {1, 0, 4096}), std::invalid_argument);
 }
 
 }  // namespace
