@@ -137,9 +137,9 @@ BoosterHandle Boost(const XGBModelConfig& c, const Packed& train, const Packed* 
       for (size_t r = 0; r < row_pred.size(); ++r) sum[static_cast<size_t>(train.program_of_row[r])] += row_pred[r];
       for (size_t r = 0; r < row_pred.size(); ++r) {
         const size_t p = static_cast<size_t>(train.program_of_row[r]);
-        const double y = train.labels[p];
-        grad[r] = static_cast<float>(y * (sum[p] - y));
-        hess[r] = static_cast<float>(y);
+        const double y = train.labels[p], w = std::max(y, c.min_weight);
+        grad[r] = static_cast<float>(w * (sum[p] - y));
+        hess[r] = static_cast<float>(w);
       }
       Check(XGBoosterBoostOneIter(b, dtrain.get(), grad.data(), hess.data(),
                                   static_cast<bst_ulong>(grad.size())),
@@ -266,7 +266,9 @@ TrainingReport XGBModel::Train() {
   }
   auto label = [&](const FeatureSample& s) {
     auto it = best.find(s.workload_key);
-    return (ok(s.run_secs) && it != best.end()) ? it->second / s.run_secs : 0.0;
+    const double y = (ok(s.run_secs) && it != best.end()) ? it->second / s.run_secs : 0.0;
+    if (!config_.log_label || y <= 0) return y;
+    return 1.0 + std::log10(std::max(y, 1e-3)) / 3.0;
   };
   // Deterministic split: every validation_every-th program of each workload.
   Packed all, train, valid;

@@ -65,6 +65,13 @@ struct XGBModelConfig {
   int early_stopping_rounds = 50;   // rounds without a better held-out error
   int num_warmup_samples = 100;     // no training before this many samples
   double retrain_growth = 0.2;      // retrain once data grew by this fraction
+  // Each program's weight in the loss is max(label, min_weight). TVM's is
+  // the label itself (0): slow programs and failures then carry almost no
+  // weight, and the model ranks them poorly.
+  double min_weight = 0;
+  // Squashes labels to a log scale: y' = 1 + log10(max(y, 1e-3)) / 3, so
+  // [1e-3, 1] maps onto [0, 1] (failures stay 0). TVM uses y itself.
+  bool log_label = false;
   int validation_every = 5;         // every n-th program of a workload is held out
   int min_validation_programs = 10; // fewer: early-stop on the training set (TVM)
   FeatureOptions features;

@@ -38,6 +38,29 @@ void Guard(int* exit_code, F fn) {
   }
 }
 
+// Model settings exposed on the command line (the rest are TVM's defaults).
+struct ModelFlags {
+  int threads = 2;
+  double min_weight = 0;
+  bool log_label = false;
+  cost_model::XGBModelConfig Config() const {
+    cost_model::XGBModelConfig c;
+    c.nthread = threads;
+    c.min_weight = min_weight;
+    c.log_label = log_label;
+    return c;
+  }
+};
+
+void AddModelFlags(CLI::App* cmd, ModelFlags* f) {
+  cmd->add_option("--threads", f->threads, "Threads for feature extraction and prediction")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--min-weight", f->min_weight,
+                  "Floor of a program's weight in the loss (TVM: 0, the label itself)")
+      ->check(CLI::Range(0.0, 1.0));
+  cmd->add_flag("--log-label", f->log_label, "Train on log-scaled labels (TVM: off)");
+}
+
 struct Loaded {
   std::string target;
   search::MeasuredSamples measured;
@@ -82,16 +105,15 @@ int64_t CountFailed(const std::vector<cost_model::FeatureSample>& s) {
 }
 
 void Train(const std::string& db, const std::string& target, const std::string& workload,
-           const std::string& output, int threads, bool as_json) {
+           const std::string& output, const ModelFlags& flags, bool as_json) {
+  const int threads = flags.threads;
   const auto t0 = std::chrono::steady_clock::now();
   Loaded l = Load(db, target, workload, threads);
   if (l.samples.empty()) {
     throw std::runtime_error("--db " + db + ": no records for target '" + l.target + "'" +
                              (workload.empty() ? "" : " and --workload " + workload));
   }
-  cost_model::XGBModelConfig config;
-  config.nthread = threads;
-  cost_model::XGBModel model(config);
+  cost_model::XGBModel model(flags.Config());
   model.UpdateFeatures(l.samples);
   if (model.last_train_size() != model.data_size()) model.Train();  // below the warm-up: train anyway
   if (!model.trained()) throw std::runtime_error("no record yields feature rows: nothing to train on");
@@ -133,8 +155,9 @@ struct Score {
   double recall = 0;
 };
 
-void Eval(const std::string& db, const std::string& target, int folds, int top_k, int threads,
-          bool as_json) {
+void Eval(const std::string& db, const std::string& target, int folds, int top_k,
+          const ModelFlags& flags, bool as_json) {
+  const int threads = flags.threads;
   const auto t0 = std::chrono::steady_clock::now();
   Loaded l = Load(db, target, "", threads);
   // Workloads in order of first appearance; fold f holds every folds-th one.
@@ -166,9 +189,7 @@ void Eval(const std::string& db, const std::string& target, int folds, int top_k
         for (size_t i : by_workload[order[w]]) train.push_back(l.samples[i]);
       }
     }
-    cost_model::XGBModelConfig config;
-    config.nthread = threads;
-    cost_model::XGBModel model(config);
+    cost_model::XGBModel model(flags.Config());
     model.UpdateFeatures(train);
     if (model.last_train_size() != model.data_size()) model.Train();
     Score fs;
@@ -238,7 +259,7 @@ void RegisterModelCommands(CLI::App& app, int* exit_code) {
 
   struct TrainArgs {
     std::string db, target, workload, output;
-    int threads = 2;
+    ModelFlags flags;
     bool json = false;
   };
   auto t = std::make_shared<TrainArgs>();
@@ -247,16 +268,16 @@ void RegisterModelCommands(CLI::App& app, int* exit_code) {
   train->add_option("--target", t->target, "Target string (or host)")->required();
   train->add_option("--workload", t->workload, "Only this workload (suite name or text file)");
   train->add_option("-o,--output", t->output, "Model file to write")->required();
-  train->add_option("--threads", t->threads, "Threads for feature extraction and prediction")
-      ->check(CLI::PositiveNumber);
+  AddModelFlags(train, &t->flags);
   train->add_flag("--json", t->json, "Print JSON");
   train->callback([=] {
-    Guard(exit_code, [&] { Train(t->db, t->target, t->workload, t->output, t->threads, t->json); });
+    Guard(exit_code, [&] { Train(t->db, t->target, t->workload, t->output, t->flags, t->json); });
   });
 
   struct EvalArgs {
     std::string db, target;
-    int folds = 5, top_k = 10, threads = 2;
+    int folds = 5, top_k = 10;
+    ModelFlags flags;
     bool json = false;
   };
   auto e = std::make_shared<EvalArgs>();
@@ -267,11 +288,10 @@ void RegisterModelCommands(CLI::App& app, int* exit_code) {
   eval->add_option("--folds", e->folds, "Number of folds (default 5; at most the workloads)")
       ->check(CLI::Range(2, 1000));
   eval->add_option("--top-k", e->top_k, "k of the top-k recall (default 10)")->check(CLI::PositiveNumber);
-  eval->add_option("--threads", e->threads, "Threads for feature extraction and prediction")
-      ->check(CLI::PositiveNumber);
+  AddModelFlags(eval, &e->flags);
   eval->add_flag("--json", e->json, "Print JSON");
   eval->callback([=] {
-    Guard(exit_code, [&] { Eval(e->db, e->target, e->folds, e->top_k, e->threads, e->json); });
+    Guard(exit_code, [&] { Eval(e->db, e->target, e->folds, e->top_k, e->flags, e->json); });
   });
 }
 

@@ -85,6 +85,28 @@ TEST(XGBModel, PackSumTrainingRanksHeldOutPrograms) {
   EXPECT_GT(TopKRecall(pred, speed, 30), 0.5);
 }
 
+TEST(XGBModel, WeightFloorAndLogLabelsStillRank) {
+  for (const auto& [min_weight, log_label] : {std::pair{0.1, false}, {1.0, false}, {0.0, true}}) {
+    std::mt19937_64 rng(11);
+    XGBModelConfig c = FastConfig();
+    c.min_weight = min_weight;
+    c.log_label = log_label;
+    XGBModel m(c);
+    m.UpdateFeatures(MakeSamples(rng, 400));
+    std::vector<FeatureRows> test;
+    std::vector<double> speed;
+    for (int i = 0; i < 200; ++i) {
+      Synthetic s = MakeProgram(rng);
+      test.push_back(s.rows);
+      speed.push_back(s.speed);
+    }
+    // The synthetic speed is a sum over rows, which log labels no longer
+    // model exactly: a looser bound there.
+    EXPECT_GT(SpearmanCorrelation(m.PredictFeatures(test), speed), log_label ? 0.8 : 0.9)
+        << "min_weight " << min_weight << " log_label " << log_label;
+  }
+}
+
 TEST(XGBModel, FailuresGetZeroLabelsAndDoNotBreakTraining) {
   std::mt19937_64 rng(2);
   std::vector<FeatureSample> s = MakeSamples(rng, 200);
