@@ -15,5 +15,6 @@ void RegisterRunCommands(CLI::App& app, int* exit_code);
 void RegisterCompileCommands(CLI::App& app, int* exit_code);
 void RegisterTuneCommands(CLI::App& app, int* exit_code);
 void RegisterTargetCommands(CLI::App& app, int* exit_code);
+void RegisterModelCommands(CLI::App& app, int* exit_code);
 
 }  // namespace kiln::tools

@@ -18,6 +18,14 @@ namespace kiln::ir::transform {
 // with the buffer onto its new allocating block.
 PrimFunc PlanBufferAllocation(const PrimFunc& func);
 
+// TVM's placement: every allocation at the lowest common ancestor of its
+// uses, without the check above that no value flows between iterations of
+// the loops it moves under (which enumerates iterations and dominates the
+// cost of the pass). The result is not safe to compile; it is for analyses
+// that want where a buffer lives and how much of it is used, such as the
+// cost model's features (cost_model/feature_extractor.cc).
+PrimFunc PlanBufferAllocationAtLca(const PrimFunc& func);
+
 // Replaces every non-root block by its body with the iteration variables
 // substituted by their bindings; the init runs first under "every reduce
 // iterator at its domain minimum"; a non-true predicate becomes an

@@ -331,7 +331,9 @@ class Placer : public IRMutator {
 
 }  // namespace
 
-PrimFunc PlanBufferAllocation(const PrimFunc& func) {
+namespace {
+
+PrimFunc Plan(const PrimFunc& func, bool check_iterations) {
   AllocCollector collect;
   collect.VisitStmt(func.body);
   UseFinder uses(collect.allocated);
@@ -353,7 +355,7 @@ PrimFunc PlanBufferAllocation(const PrimFunc& func) {
       }
       const StmtNode* last_ok = *site;
       for (auto c = site + 1; c != chain.end(); ++c) {
-        if ((*c)->kind == StmtKind::kFor) {
+        if ((*c)->kind == StmtKind::kFor && check_iterations) {
           const auto* f = static_cast<const ForNode*>(*c);
           if (!PerIterationSafe(uses.region_uses[b.get()], outer, f)) break;
           outer.push_back(f);
@@ -368,6 +370,14 @@ PrimFunc PlanBufferAllocation(const PrimFunc& func) {
   out.body = Placer(std::move(at), std::move(uses.aligns), std::move(collect.names))
                  .VisitStmt(func.body);
   return out;
+}
+
+}  // namespace
+
+PrimFunc PlanBufferAllocation(const PrimFunc& func) { return Plan(func, /*check_iterations=*/true); }
+
+PrimFunc PlanBufferAllocationAtLca(const PrimFunc& func) {
+  return Plan(func, /*check_iterations=*/false);
 }
 
 }  // namespace kiln::ir::transform

@@ -1,0 +1,73 @@
+#include "search/measured_samples.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "ir/schedule/schedule.h"
+#include "ir/structural_equal.h"
+#include "ir/structural_hash.h"
+#include "ir/workloads/suite.h"
+
+namespace kiln::search {
+namespace {
+
+constexpr const char* kCpu = "llvm -mcpu=skylake-avx512";
+
+database::TuningRecord Rec(const std::string& trace_json, double secs,
+                           const std::string& status = "ok", const std::string& target = kCpu) {
+  database::TuningRecord r;
+  r.target = target;
+  r.fingerprint = "test-cpu";
+  r.trace_json = trace_json;
+  if (status == "ok") r.run_seconds = {secs};
+  r.status = status;
+  r.verified = status == "ok";
+  return r;
+}
+
+// A schedule of `f` splitting its first loop by `factor`, and its trace.
+std::pair<ir::PrimFunc, std::string> Split(const ir::PrimFunc& f, const std::string& block,
+                                           int64_t factor) {
+  ir::Schedule sch(f);
+  std::vector<ir::LoopRV> loops = sch.GetLoops(sch.GetBlock(block));
+  sch.Split(loops[0], {std::monostate{}, factor});
+  return {sch.func(), sch.trace().AsJSONString()};
+}
+
+TEST(MeasuredSamples, ReplaysEveryRecordOfTheTarget) {
+  database::Database db = database::Database::InMemory();
+  const ir::PrimFunc mm = ir::Matmul(32, 32, 32), relu = ir::MatmulRelu(16, 16, 16);
+  const database::WorkloadId w_mm = db.CommitWorkload(mm), w_relu = db.CommitWorkload(relu);
+  auto [mm4, t_mm4] = Split(mm, "C", 4);
+  auto [mm8, t_mm8] = Split(mm, "C", 8);
+  auto [mm16, t_mm16] = Split(mm, "C", 16);
+  db.CommitRecord(w_mm, Rec(t_mm4, 2e-3));
+  db.CommitRecord(w_mm, Rec(t_mm8, 0, "build_error"));
+  db.CommitRecord(w_mm, Rec(t_mm16, 1e-3, "ok", "cuda -arch=sm_90"));  // another target
+  db.CommitRecord(w_mm, Rec("[[[\"GetBlock\", [], {\"name\": \"no_such_block\"}, [\"b0\"]]], []]", 1e-3));
+  auto [relu2, t_relu2] = Split(relu, "C", 2);
+  db.CommitRecord(w_relu, Rec(t_relu2, 5e-6));
+
+  const MeasuredSamples all = LoadMeasuredSamples(db, kCpu);
+  ASSERT_EQ(all.samples.size(), 3u) << all.first_error;
+  EXPECT_EQ(all.unreplayable, 1);
+  EXPECT_FALSE(all.first_error.empty());
+  EXPECT_EQ(all.workload_ids, (std::vector<database::WorkloadId>{w_mm, w_mm, w_relu}));
+  EXPECT_TRUE(ir::StructuralEqual(all.samples[0].scheduled, mm4));
+  EXPECT_DOUBLE_EQ(all.samples[0].run_secs, 2e-3);
+  EXPECT_TRUE(ir::StructuralEqual(all.samples[1].scheduled, mm8));
+  EXPECT_TRUE(std::isinf(all.samples[1].run_secs)) << "a failed record costs +inf";
+  EXPECT_EQ(all.samples[0].workload_key, ir::StructuralHashHex(mm));
+  EXPECT_EQ(all.samples[2].workload_key, ir::StructuralHashHex(relu));
+  EXPECT_TRUE(ir::StructuralEqual(all.samples[2].scheduled, relu2));
+
+  const MeasuredSamples one = LoadMeasuredSamples(db, kCpu, w_relu);
+  ASSERT_EQ(one.samples.size(), 1u);
+  EXPECT_DOUBLE_EQ(one.samples[0].run_secs, 5e-6);
+  EXPECT_EQ(LoadMeasuredSamples(db, "cuda -arch=sm_90").samples.size(), 1u);
+  EXPECT_THROW(LoadMeasuredSamples(db, "no-such-target"), database::DatabaseError);
+}
+
+}  // namespace
+}  // namespace kiln::search

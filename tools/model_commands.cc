@@ -1,0 +1,298 @@
+// kiln model train|eval: the XGBoost cost model (cost_model/xgb_model.h)
+// from a tuning database. `train` fits it on every record of a target and
+// saves it; `eval` measures how well it ranks schedules of workloads it has
+// never seen (k-fold by workload), the situation of a new tuning task.
+#include <chrono>
+#include <cmath>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+
+#include "cost_model/feature_extractor.h"
+#include "cost_model/metrics.h"
+#include "cost_model/xgb_model.h"
+#include "database/database.h"
+#include "search/measured_samples.h"
+#include "tools/commands.h"
+#include "tools/target_spec.h"
+#include "tools/workload_spec.h"
+
+namespace kiln::tools {
+
+namespace {
+
+using database::Database;
+using nlohmann::json;
+
+template <typename F>
+void Guard(int* exit_code, F fn) {
+  try {
+    fn();
+  } catch (const std::exception& e) {
+    std::cerr << "kiln: error: " << e.what() << "\n";
+    *exit_code = 1;
+  }
+}
+
+// Model settings exposed on the command line (the rest are TVM's defaults).
+struct ModelFlags {
+  int threads = 2;
+  double min_weight = 0;
+  bool log_label = false;
+  cost_model::XGBModelConfig Config() const {
+    cost_model::XGBModelConfig c;
+    c.nthread = threads;
+    c.min_weight = min_weight;
+    c.log_label = log_label;
+    return c;
+  }
+};
+
+void AddModelFlags(CLI::App* cmd, ModelFlags* f) {
+  cmd->add_option("--threads", f->threads, "Threads for feature extraction and prediction")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--min-weight", f->min_weight,
+                  "Floor of a program's weight in the loss (TVM: 0, the label itself)")
+      ->check(CLI::Range(0.0, 1.0));
+  cmd->add_flag("--log-label", f->log_label, "Train on log-scaled labels (TVM: off)");
+}
+
+struct Loaded {
+  std::string target;
+  search::MeasuredSamples measured;
+  std::vector<cost_model::FeatureSample> samples;  // parallel to measured.samples
+};
+
+Loaded Load(const std::string& db_path, const std::string& target_spec,
+            const std::string& workload, int threads) {
+  if (!std::ifstream(db_path)) throw std::runtime_error("--db " + db_path + ": no such file");
+  Database db = Database::Open(db_path, Database::Mode::kReadOnly);
+  Loaded l;
+  l.target = ResolveTargetFlag(target_spec).ToString();
+  std::optional<database::WorkloadId> only;
+  if (!workload.empty()) {
+    only = db.FindWorkload(ResolveWorkload(workload).func);
+    if (!only) throw std::runtime_error("--workload " + workload + ": not in the database");
+  }
+  l.measured = search::LoadMeasuredSamples(db, l.target, only);
+  if (l.measured.unreplayable > 0) {
+    std::cerr << "kiln: warning: " << l.measured.unreplayable
+              << " record(s) no longer replay and were skipped (first: "
+              << l.measured.first_error << ")\n";
+  }
+  std::vector<ir::PrimFunc> funcs;
+  for (const cost_model::Sample& s : l.measured.samples) funcs.push_back(s.scheduled);
+  std::vector<cost_model::FeatureRows> rows = cost_model::ExtractFeaturesBatch(funcs, threads);
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const cost_model::Sample& s = l.measured.samples[i];
+    l.samples.push_back({std::move(rows[i]), s.workload_key, s.run_secs});
+  }
+  return l;
+}
+
+double Secs(std::chrono::steady_clock::time_point since) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
+}
+
+int64_t CountFailed(const std::vector<cost_model::FeatureSample>& s) {
+  int64_t n = 0;
+  for (const auto& x : s) n += !(std::isfinite(x.run_secs) && x.run_secs > 0);
+  return n;
+}
+
+void Train(const std::string& db, const std::string& target, const std::string& workload,
+           const std::string& output, const ModelFlags& flags, bool as_json) {
+  const int threads = flags.threads;
+  const auto t0 = std::chrono::steady_clock::now();
+  Loaded l = Load(db, target, workload, threads);
+  if (l.samples.empty()) {
+    throw std::runtime_error("--db " + db + ": no records for target '" + l.target + "'" +
+                             (workload.empty() ? "" : " and --workload " + workload));
+  }
+  cost_model::XGBModel model(flags.Config());
+  model.UpdateFeatures(l.samples);
+  if (model.last_train_size() != model.data_size()) model.Train();  // below the warm-up: train anyway
+  if (!model.trained()) throw std::runtime_error("no record yields feature rows: nothing to train on");
+  model.Save(output);
+  const cost_model::TrainingReport& r = model.last_training();
+  std::map<std::string, int> workloads;
+  for (const auto& s : l.samples) workloads[s.workload_key]++;
+  if (as_json) {
+    std::cout << json{{"target", l.target},
+                      {"records", l.samples.size()},
+                      {"failed_records", CountFailed(l.samples)},
+                      {"unreplayable_records", l.measured.unreplayable},
+                      {"workloads", workloads.size()},
+                      {"programs", r.programs},
+                      {"rows", r.rows},
+                      {"rounds", r.rounds},
+                      {"validation_programs", r.validation_programs},
+                      {"validation_rmse", r.validation_rmse},
+                      {"seconds", Secs(t0)},
+                      {"model", output}}
+                     .dump(2)
+              << "\n";
+    return;
+  }
+  std::cout << "trained on " << l.samples.size() << " record(s) of " << workloads.size()
+            << " workload(s) for '" << l.target << "' (" << CountFailed(l.samples)
+            << " failed, label 0): " << r.rows << " feature rows, " << r.rounds << " rounds";
+  if (r.validation_programs > 0) {
+    std::cout << " chosen on " << r.validation_programs << " held-out programs (RMSE "
+              << r.validation_rmse << ")";
+  }
+  std::cout << ", " << std::fixed << std::setprecision(1) << Secs(t0) << " s\nsaved " << output
+            << "\n";
+}
+
+struct Score {
+  int64_t records = 0;
+  double spearman = 0;  // record-weighted mean over workloads
+  double recall = 0;
+};
+
+void Eval(const std::string& db, const std::string& target, int folds, int top_k,
+          const ModelFlags& flags, bool as_json) {
+  const int threads = flags.threads;
+  const auto t0 = std::chrono::steady_clock::now();
+  Loaded l = Load(db, target, "", threads);
+  // Workloads in order of first appearance; fold f holds every folds-th one.
+  std::vector<std::string> order;
+  std::map<std::string, std::vector<size_t>> by_workload;
+  for (size_t i = 0; i < l.samples.size(); ++i) {
+    auto [it, inserted] = by_workload.try_emplace(l.samples[i].workload_key);
+    if (inserted) order.push_back(l.samples[i].workload_key);
+    it->second.push_back(i);
+  }
+  if (order.size() < 2) {
+    throw std::runtime_error("k-fold by workload needs records of at least 2 workloads for '" +
+                             l.target + "'; the database has " + std::to_string(order.size()));
+  }
+  const int k = std::min<int>(folds, static_cast<int>(order.size()));
+  json fold_json = json::array(), workload_json = json::array();
+  Score overall;
+  if (!as_json) {
+    std::cout << "k-fold by workload: " << l.samples.size() << " record(s), " << order.size()
+              << " workload(s), " << k << " folds, top-" << top_k << " recall\n";
+  }
+  for (int f = 0; f < k; ++f) {
+    std::vector<cost_model::FeatureSample> train;
+    std::vector<std::string> held;
+    for (size_t w = 0; w < order.size(); ++w) {
+      if (static_cast<int>(w % static_cast<size_t>(k)) == f) {
+        held.push_back(order[w]);
+      } else {
+        for (size_t i : by_workload[order[w]]) train.push_back(l.samples[i]);
+      }
+    }
+    cost_model::XGBModel model(flags.Config());
+    model.UpdateFeatures(train);
+    if (model.last_train_size() != model.data_size()) model.Train();
+    Score fs;
+    for (const std::string& key : held) {
+      std::vector<cost_model::FeatureRows> programs;
+      std::vector<double> truth;  // throughput; failures 0
+      for (size_t i : by_workload[key]) {
+        programs.push_back(l.samples[i].features);
+        const double c = l.samples[i].run_secs;
+        truth.push_back(std::isfinite(c) && c > 0 ? 1.0 / c : 0.0);
+      }
+      const std::vector<double> pred = model.PredictFeatures(programs);
+      const double rho = cost_model::SpearmanCorrelation(pred, truth);
+      const double rec = cost_model::TopKRecall(pred, truth, top_k);
+      const auto n = static_cast<int64_t>(programs.size());
+      workload_json.push_back({{"workload_hash", key}, {"fold", f}, {"records", n},
+                               {"spearman", rho}, {"top_k_recall", rec}});
+      fs.records += n;
+      fs.spearman += rho * static_cast<double>(n);
+      fs.recall += rec * static_cast<double>(n);
+      if (!as_json) {
+        std::cout << "  fold " << f << "  workload " << key.substr(0, 16) << "  " << std::setw(5)
+                  << n << " records  spearman " << std::fixed << std::setprecision(3) << rho
+                  << "  top-" << top_k << " recall " << rec << "\n";
+      }
+    }
+    overall.records += fs.records;
+    overall.spearman += fs.spearman;
+    overall.recall += fs.recall;
+    const double div = std::max<double>(1.0, static_cast<double>(fs.records));
+    fold_json.push_back({{"fold", f}, {"held_out_workloads", held}, {"records", fs.records},
+                         {"training_records", train.size()},
+                         {"spearman", fs.spearman / div}, {"top_k_recall", fs.recall / div}});
+    if (!as_json) {
+      std::cout << "fold " << f << ": " << fs.records << " held-out records, trained on "
+                << train.size() << ": spearman " << std::fixed << std::setprecision(3)
+                << fs.spearman / div << ", top-" << top_k << " recall " << fs.recall / div << "\n";
+    }
+  }
+  const double div = std::max<double>(1.0, static_cast<double>(overall.records));
+  if (as_json) {
+    std::cout << json{{"target", l.target},
+                      {"records", l.samples.size()},
+                      {"failed_records", CountFailed(l.samples)},
+                      {"unreplayable_records", l.measured.unreplayable},
+                      {"workloads", order.size()},
+                      {"folds", fold_json},
+                      {"per_workload", workload_json},
+                      {"top_k", top_k},
+                      {"spearman", overall.spearman / div},
+                      {"top_k_recall", overall.recall / div},
+                      {"seconds", Secs(t0)}}
+                     .dump(2)
+              << "\n";
+    return;
+  }
+  std::cout << "overall (record-weighted over held-out workloads): spearman " << std::fixed
+            << std::setprecision(3) << overall.spearman / div << ", top-" << top_k << " recall "
+            << overall.recall / div << " (" << std::setprecision(1) << Secs(t0) << " s)\n";
+}
+
+}  // namespace
+
+void RegisterModelCommands(CLI::App& app, int* exit_code) {
+  auto* model = app.add_subcommand("model", "The XGBoost cost model: train from a database, evaluate held out");
+  model->require_subcommand(1);
+
+  struct TrainArgs {
+    std::string db, target, workload, output;
+    ModelFlags flags;
+    bool json = false;
+  };
+  auto t = std::make_shared<TrainArgs>();
+  auto* train = model->add_subcommand("train", "Train on every record of a target and save the model");
+  train->add_option("--db", t->db, "Tuning database file")->required();
+  train->add_option("--target", t->target, "Target string (or host)")->required();
+  train->add_option("--workload", t->workload, "Only this workload (suite name or text file)");
+  train->add_option("-o,--output", t->output, "Model file to write")->required();
+  AddModelFlags(train, &t->flags);
+  train->add_flag("--json", t->json, "Print JSON");
+  train->callback([=] {
+    Guard(exit_code, [&] { Train(t->db, t->target, t->workload, t->output, t->flags, t->json); });
+  });
+
+  struct EvalArgs {
+    std::string db, target;
+    int folds = 5, top_k = 10;
+    ModelFlags flags;
+    bool json = false;
+  };
+  auto e = std::make_shared<EvalArgs>();
+  auto* eval = model->add_subcommand(
+      "eval", "k-fold by workload: Spearman and top-k recall on held-out workloads' records");
+  eval->add_option("--db", e->db, "Tuning database file")->required();
+  eval->add_option("--target", e->target, "Target string (or host)")->required();
+  eval->add_option("--folds", e->folds, "Number of folds (default 5; at most the workloads)")
+      ->check(CLI::Range(2, 1000));
+  eval->add_option("--top-k", e->top_k, "k of the top-k recall (default 10)")->check(CLI::PositiveNumber);
+  AddModelFlags(eval, &e->flags);
+  eval->add_flag("--json", e->json, "Print JSON");
+  eval->callback([=] {
+    Guard(exit_code, [&] { Eval(e->db, e->target, e->folds, e->top_k, e->flags, e->json); });
+  });
+}
+
+}  // namespace kiln::tools
