@@ -208,6 +208,33 @@ std::vector<double> EvolutionarySearch::Scores(const std::vector<Candidate>& pop
   return out;
 }
 
+std::optional<Candidate> EvolutionarySearch::ReplayCached(const ir::Trace& trace, int64_t seed,
+                                                          FailureStats* failures) {
+  // A mutated trace carries every decision, so its replay draws nothing and
+  // the outcome (candidate or rejection) is the same whichever slot, thread
+  // or seed computes it first: caching it changes no result.
+  std::string key = trace.AsJSONString();
+  {
+    std::lock_guard<std::mutex> lock(replay_cache_mu_);
+    auto it = replay_cache_.find(key);
+    if (it != replay_cache_.end()) {
+      if (!it->second.candidate) failures->Add(it->second.fail_kind, it->second.fail_message);
+      return it->second.candidate;
+    }
+  }
+  FailureStats mine;
+  ReplayOutcome outcome;
+  outcome.candidate = ApplyTraceWithPostprocs(ctx_, trace, seed, &mine);
+  if (!outcome.candidate && !mine.counts.empty()) {
+    outcome.fail_kind = mine.counts.begin()->first;
+    auto ex = mine.example.find(outcome.fail_kind);
+    if (ex != mine.example.end()) outcome.fail_message = ex->second;
+  }
+  failures->Merge(mine);
+  std::lock_guard<std::mutex> lock(replay_cache_mu_);
+  return replay_cache_.emplace(std::move(key), std::move(outcome)).first->second.candidate;
+}
+
 std::vector<Candidate> EvolutionarySearch::Evolve(int64_t round, std::vector<Candidate> population,
                                                   int k, const std::unordered_set<uint64_t>& exists_in) {
   std::unordered_set<uint64_t> exists = exists_in;
@@ -279,7 +306,9 @@ std::vector<Candidate> EvolutionarySearch::Evolve(int64_t round, std::vector<Can
             s.fails.Add("mutate: " + mutator.Name(), why);
             continue;
           }
-          if (auto c = ApplyTraceWithPostprocs(ctx_, *t, s.rng.ForkSeed(), &s.fails)) {
+          const int64_t seed = s.rng.ForkSeed();  // drawn whether or not the cache answers
+          std::optional<Candidate> c = ReplayCached(*t, seed, &s.fails);
+          if (c) {
             c->design_space = population[s.last_parent].design_space;
             ++s.mutations_ok;
             s.result = std::move(c);
@@ -336,6 +365,7 @@ std::vector<Candidate> EvolutionarySearch::Evolve(int64_t round, std::vector<Can
 std::vector<Candidate> EvolutionarySearch::Round(int64_t round, int k) {
   stats_ = {};
   score_cache_.clear();
+  replay_cache_.clear();  // bounded by one round's mutants
   const auto t_start = Clock::now();
 
   auto t0 = Clock::now();

@@ -21,6 +21,8 @@
 #pragma once
 
 #include <cstdint>
+#include <mutex>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -93,6 +95,9 @@ class EvolutionarySearch : public SearchStrategy {
   std::vector<Candidate> Evolve(int64_t round, std::vector<Candidate> population, int k,
                                 const std::unordered_set<uint64_t>& exists);
   std::vector<double> Scores(const std::vector<Candidate>& population);
+  // ApplyTraceWithPostprocs for a mutated trace, through replay_cache_.
+  std::optional<Candidate> ReplayCached(const ir::Trace& trace, int64_t seed,
+                                        FailureStats* failures);
   std::vector<Candidate> Round(int64_t round, int k);
 
   TuneContext ctx_;
@@ -108,6 +113,14 @@ class EvolutionarySearch : public SearchStrategy {
   std::unordered_map<std::string, std::optional<Candidate>> db_cache_;
   // Scores of this round, by program key (the model does not change within a round).
   std::unordered_map<uint64_t, double> score_cache_;
+  // Mutated traces replayed this round (a popular parent gets the same
+  // mutation more than once), rejections included.
+  struct ReplayOutcome {
+    std::optional<Candidate> candidate;
+    std::string fail_kind, fail_message;
+  };
+  std::mutex replay_cache_mu_;
+  std::unordered_map<std::string, ReplayOutcome> replay_cache_;
   FailureStats failures_;
   EvolutionRoundStats stats_;
   int64_t round_ = 0;
