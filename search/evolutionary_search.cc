@@ -303,7 +303,7 @@ std::vector<Candidate> EvolutionarySearch::Evolve(int64_t round, std::vector<Can
             why = e.what();
           }
           if (!t) {
-            s.fails.Add("mutate: " + mutator.Name(), why);
+            s.fails.Add("nothing to mutate: " + mutator.Name(), why);
             continue;
           }
           const int64_t seed = s.rng.ForkSeed();  // drawn whether or not the cache answers

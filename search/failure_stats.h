@@ -7,9 +7,9 @@
 
 namespace kiln::search {
 
-// Counts by kind: "replay" (a trace did not replay), "mutate: <mutator>" (a
-// mutator found nothing to change), or the name of the postprocessor that
-// rejected the candidate. `example` keeps the first message per kind, for the log.
+// Counts by kind: "replay" (a trace did not replay), "nothing to mutate:
+// <mutator>" (a mutator found nothing to change), or the name of the
+// postprocessor that rejected the candidate. `example` keeps the first message per kind, for the log.
 struct FailureStats {
   std::map<std::string, int64_t> counts;
   std::map<std::string, std::string> example;
