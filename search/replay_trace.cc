@@ -12,26 +12,7 @@
 
 namespace kiln::search {
 
-int64_t FailureStats::Total() const {
-  int64_t n = 0;
-  for (const auto& [_, c] : counts) n += c;
-  return n;
-}
-
-std::string FailureStats::Summary() const {
-  std::string s;
-  for (const auto& [name, c] : counts) {
-    s += (s.empty() ? "" : ", ") + name + ": " + std::to_string(c);
-  }
-  return s.empty() ? "none" : s;
-}
-
 namespace {
-
-void Count(FailureStats* f, const std::string& kind, const std::string& message, int64_t n = 1) {
-  f->counts[kind] += n;
-  if (!message.empty()) f->example.emplace(kind, message);
-}
 
 std::vector<ir::Trace> Sketches(const TuneContext& ctx) {
   if (!ctx.space_generator) throw std::invalid_argument("ReplayTrace: the context has no space generator");
@@ -81,7 +62,7 @@ ReplayTrace::SlotResult ReplayTrace::SampleSlot(int64_t round, int64_t index) co
     try {
       spaces_[ds].ApplyToSchedule(&sch, /*remove_postproc=*/true);
     } catch (const std::exception& e) {
-      Count(&r.failures, "replay", e.what());
+      r.failures.Add("replay", e.what());
       continue;
     }
     sch.EnterPostproc();
@@ -95,7 +76,7 @@ ReplayTrace::SlotResult ReplayTrace::SampleSlot(int64_t round, int64_t index) co
         why = e.what();
       }
       if (!passed) {
-        Count(&r.failures, p->Name(), why);
+        r.failures.Add(p->Name(), why);
         ok = false;
         break;
       }
@@ -133,9 +114,7 @@ std::vector<Candidate> ReplayTrace::NextBatch(int k, const std::unordered_set<ui
     }
     int fresh = 0;
     for (SlotResult& r : results) {
-      for (const auto& [kind, c] : r.failures.counts) {
-        Count(&failures_, kind, r.failures.example[kind], c);
-      }
+      failures_.Merge(r.failures);
       if (!r.candidate) continue;
       const uint64_t key = r.candidate->key;
       // Meeting a measured key for the first time is progress too: a resumed
@@ -148,6 +127,13 @@ std::vector<Candidate> ReplayTrace::NextBatch(int k, const std::unordered_set<ui
     }
     empty_rounds = fresh == 0 ? empty_rounds + 1 : 0;
   }
+  return out;
+}
+
+std::vector<Candidate> ReplayTrace::GenerateCandidates(int k) {
+  static const std::unordered_set<uint64_t> kNone;
+  std::vector<Candidate> out = NextBatch(k, measured_ ? measured_->keys() : kNone);
+  exhausted_ = static_cast<int>(out.size()) < k;
   return out;
 }
 

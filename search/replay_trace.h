@@ -11,25 +11,18 @@
 #pragma once
 
 #include <cstdint>
-#include <map>
 #include <string>
 #include <unordered_set>
 #include <vector>
 
 #include "ir/prim_func.h"
 #include "ir/schedule/trace.h"
+#include "search/candidate.h"
+#include "search/failure_stats.h"
+#include "search/search_strategy.h"
 #include "search/tune_context.h"
 
 namespace kiln::search {
-
-// One schedule ready to measure.
-struct Candidate {
-  ir::PrimFunc scheduled;
-  ir::Trace trace;         // the full trace, postproc instructions included
-  std::string trace_json;  // trace.AsJSONString()
-  uint64_t key = 0;        // StructuralHash(scheduled): the dedup key
-  int design_space = -1;   // index of the sketch it was sampled from
-};
 
 struct ReplayTraceConfig {
   int max_fail_count = 100;  // attempts per slot (TVM's default)
@@ -37,17 +30,7 @@ struct ReplayTraceConfig {
   int max_empty_rounds = 5;
 };
 
-// Why attempts failed: "replay" (the sketch did not replay with fresh
-// samples), or the name of the postprocessor that rejected the candidate.
-// `example` keeps the first message per kind, for the log.
-struct FailureStats {
-  std::map<std::string, int64_t> counts;
-  std::map<std::string, std::string> example;
-  int64_t Total() const;
-  std::string Summary() const;  // "RewriteParallelVectorizeUnroll: 3, replay: 1" (sorted)
-};
-
-class ReplayTrace {
+class ReplayTrace : public SearchStrategy {
  public:
   // Generates the design space from ctx.space_generator (Initialize is the
   // caller's: MakeDefaultTuneContext does it). Throws ScheduleError when the
@@ -66,8 +49,15 @@ class ReplayTrace {
   // exhausted, or the postprocs reject everything (see failures()).
   std::vector<Candidate> NextBatch(int k, const std::unordered_set<uint64_t>& measured = {});
 
-  const FailureStats& failures() const { return failures_; }
-  int64_t rounds() const { return round_; }
+  // SearchStrategy: the measured set comes from the tuning state; no cost
+  // model is needed.
+  std::string Name() const override { return "replay"; }
+  void PreTuning(const TuningState& state) override { measured_ = state.measured; }
+  std::vector<Candidate> GenerateCandidates(int k) override;
+  bool exhausted() const override { return exhausted_; }
+
+  const FailureStats& failures() const override { return failures_; }
+  int64_t rounds() const override { return round_; }
   const TuneContext& context() const { return ctx_; }
 
   // The seed of slot `index` in round `round`.
@@ -86,6 +76,8 @@ class ReplayTrace {
   std::unordered_set<uint64_t> seen_;
   FailureStats failures_;
   int64_t round_ = 0;
+  const MeasuredSet* measured_ = nullptr;
+  bool exhausted_ = false;
 };
 
 }  // namespace kiln::search

@@ -7,7 +7,6 @@
 #include <chrono>
 #include <ctime>
 #include <stdexcept>
-#include <unordered_set>
 #include <vector>
 
 #include "database/record.h"
@@ -16,6 +15,9 @@
 #include "ir/schedule/trace.h"
 #include "ir/structural_equal.h"
 #include "ir/structural_hash.h"
+#include "search/evolutionary_search.h"
+#include "search/measure_callback.h"
+#include "search/measured_set.h"
 #include "search/replay_trace.h"
 
 #ifndef KILN_VERSION_STRING
@@ -55,58 +57,18 @@ void Validate(const TuneContext& ctx, const MeasureTask& task, const TuneOptions
   }
 }
 
-// What the database already holds for (workload, target): the trace hashes,
-// and the program keys of the traces that still replay, so that a schedule
-// reached again by another trace is not measured twice either.
-struct Measured {
-  std::unordered_set<std::string> trace_hashes;
-  std::unordered_set<uint64_t> keys;
-};
-
-Measured LoadMeasured(const database::Database& db, database::WorkloadId wid,
-                      const std::string& target, const ir::PrimFunc& workload) {
-  Measured m;
-  for (std::string& h : db.MeasuredTraceHashes(wid, target)) m.trace_hashes.insert(std::move(h));
-  int64_t unreplayable = 0;
-  std::string first_error;
-  db.ForEachRecord([&](database::WorkloadId w, const database::TuningRecord& r) {
-    if (w != wid || r.target != target) return;
-    try {
-      ir::Schedule sch(workload);
-      ir::Trace::FromJSONString(r.trace_json).ApplyToSchedule(&sch, /*remove_postproc=*/false);
-      m.keys.insert(ir::StructuralHash(sch.func()));
-    } catch (const std::exception& e) {
-      if (unreplayable++ == 0) first_error = e.what();
-    }
-  });
-  if (unreplayable > 0) {
-    // Their trace hashes still keep those exact traces from being measured again.
-    spdlog::warn("tune: {} stored record(s) no longer replay on this workload (first: {})",
-                 unreplayable, first_error);
+SearchStrategyPtr MakeStrategy(const TuneContext& ctx, const TuneOptions& opts) {
+  switch (opts.strategy) {
+    case StrategyKind::kReplay:
+      return std::make_unique<ReplayTrace>(ctx, opts.replay);
+    case StrategyKind::kEvolutionary:
+      if (opts.cost_model == nullptr) {
+        throw std::invalid_argument(
+            "tune: the evolutionary search needs a cost model (TuneOptions::cost_model)");
+      }
+      return std::make_unique<EvolutionarySearch>(ctx, opts.evolutionary);
   }
-  return m;
-}
-
-database::TuningRecord MakeRecord(const TuneOptions& opts, const std::string& workload_hash, const std::string& target,
-                                  const std::vector<database::ArgInfo>& args,
-                                  const std::string& host, const Candidate& c,
-                                  const MeasureResult& r) {
-  database::TuningRecord rec;
-  rec.workload_hash = workload_hash;
-  rec.target = target;
-  rec.fingerprint = opts.fingerprint;
-  rec.trace_json = c.trace_json;
-  rec.status = MeasureStatusName(r.status);
-  rec.message = r.message;
-  rec.verified = r.verified;
-  // Only an ok result has meaningful times (the runner leaves the rest empty).
-  if (r.status == MeasureStatus::kOk) rec.run_seconds = r.run_secs;
-  rec.args = args;
-  rec.provenance.host = host;
-  rec.provenance.kiln_version = KILN_VERSION_STRING;
-  rec.provenance.seed = opts.seed;
-  rec.provenance.timestamp = static_cast<int64_t>(std::time(nullptr));
-  return rec;
+  throw std::invalid_argument("tune: unknown search strategy");
 }
 
 }  // namespace
@@ -118,17 +80,38 @@ TuneSummary Tune(const TuneContext& ctx, Runner& runner, database::Database& db,
   const std::string workload_hash = ir::StructuralHashHex(task.workload);
   const database::WorkloadId wid = db.CommitWorkload(task.workload);
   const double flops = ir::EstimateFlops(task.workload);
-  std::vector<database::ArgInfo> args;
-  for (const ArgInfo& a : ArgInfoOf(task.workload)) args.push_back({a.dtype.str(), a.shape});
-  const std::string host = HostName();
-
-  Measured measured = LoadMeasured(db, wid, target, task.workload);
-  TuneContext search_ctx = ctx;
-  search_ctx.seed = static_cast<int64_t>(opts.seed);
-  ReplayTrace strategy(search_ctx);
+  RecordTemplate record{workload_hash, opts.fingerprint, {}, HostName(), KILN_VERSION_STRING,
+                        opts.seed};
+  for (const ArgInfo& a : ArgInfoOf(task.workload)) record.args.push_back({a.dtype.str(), a.shape});
 
   TuneSummary summary;
   const auto start = std::chrono::steady_clock::now();
+  auto since = [](std::chrono::steady_clock::time_point t) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+  };
+
+  // The measured set, and the model, start from what the database holds.
+  std::vector<cost_model::Sample> stored;
+  const bool seed_model = opts.cost_model != nullptr && opts.seed_model_from_database;
+  MeasuredSet measured =
+      MeasuredSet::Load(db, wid, target, task.workload, seed_model ? &stored : nullptr);
+  if (seed_model && !stored.empty()) {
+    spdlog::info("tune: the {} model learns from {} stored record(s) before the first batch",
+                 opts.cost_model->Name(), stored.size());
+    opts.cost_model->Update(stored);
+  }
+
+  TuneContext search_ctx = ctx;
+  search_ctx.seed = static_cast<int64_t>(opts.seed);
+  auto t0 = std::chrono::steady_clock::now();
+  SearchStrategyPtr strategy = MakeStrategy(search_ctx, opts);
+  TuningState state{&db, wid, target, opts.cost_model, &measured};
+  strategy->PreTuning(state);
+  summary.search_secs += since(t0);
+  std::vector<MeasureCallbackPtr> callbacks;
+  callbacks.push_back(MakeAddToDatabase(record));
+  callbacks.push_back(MakeUpdateCostModel(workload_hash));
+
   auto stop_requested = [&] { return opts.stop != nullptr && opts.stop->load(); };
   auto report = [&](int64_t done) {
     if (!opts.on_progress) return;
@@ -138,17 +121,15 @@ TuneSummary Tune(const TuneContext& ctx, Runner& runner, database::Database& db,
       if (best->median_seconds > 0) p.best_gflops = flops / best->median_seconds / 1e9;
     }
     if (summary.measured_this_run > 0 && done < opts.trials) {
-      const double elapsed =
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      p.eta_secs = elapsed / static_cast<double>(summary.measured_this_run) *
+      p.eta_secs = since(start) / static_cast<double>(summary.measured_this_run) *
                    static_cast<double>(opts.trials - done);
     }
     opts.on_progress(p);
   };
 
   int64_t done = db.CountRecords(wid, target);
-  spdlog::info("tune: {} on '{}': {} of {} trials in the database, seed {}", ctx.task_name,
-               target, done, opts.trials, opts.seed);
+  spdlog::info("tune: {} on '{}': {} of {} trials in the database, {} search, seed {}",
+               ctx.task_name, target, done, opts.trials, strategy->Name(), opts.seed);
   report(done);
   int64_t batch_index = 0;
   while (true) {
@@ -166,23 +147,30 @@ TuneSummary Tune(const TuneContext& ctx, Runner& runner, database::Database& db,
     // recovered) are dropped here; ask again for the slots they took.
     std::vector<Candidate> batch;
     bool exhausted = false;
+    t0 = std::chrono::steady_clock::now();
     while (static_cast<int>(batch.size()) < k) {
       const int want = k - static_cast<int>(batch.size());
-      std::vector<Candidate> got = strategy.NextBatch(want, measured.keys);
+      std::vector<Candidate> got = strategy->GenerateCandidates(want);
+      summary.candidates_generated += static_cast<int64_t>(got.size());
+      int dropped = 0;
       for (Candidate& c : got) {
-        const std::string h = database::TraceHash(database::CanonicalTraceJson(c.trace_json));
-        if (measured.trace_hashes.count(h)) continue;
+        if (measured.HasTrace(MeasuredSet::TraceHashOf(c.trace_json))) {
+          ++dropped;
+          continue;
+        }
         batch.push_back(std::move(c));
       }
-      if (static_cast<int>(got.size()) < want) {
+      if (strategy->exhausted()) {
         exhausted = true;
         break;
       }
+      if (dropped == 0) break;  // all the strategy had this round
     }
+    summary.search_secs += since(t0);
     if (batch.empty()) {
       summary.stop_reason = "the design space is exhausted: no new candidate in " +
-                            std::to_string(strategy.rounds()) + " sampling rounds (" +
-                            "sampling failures: " + strategy.failures().Summary() + ")";
+                            std::to_string(strategy->rounds()) + " sampling rounds (" +
+                            "sampling failures: " + strategy->failures().Summary() + ")";
       break;
     }
     if (stop_requested()) {  // nothing is in flight yet
@@ -200,24 +188,21 @@ TuneSummary Tune(const TuneContext& ctx, Runner& runner, database::Database& db,
     }
     int64_t ok = 0, infra = 0;
     std::string infra_message;
-    for (size_t i = 0; i < batch.size(); ++i) {
-      const MeasureResult& r = results[i];
+    for (const MeasureResult& r : results) {
       if (r.status != MeasureStatus::kOk) ++summary.errors_by_kind[MeasureStatusName(r.status)];
       if (r.status == MeasureStatus::kInfraError) {
         if (infra++ == 0) infra_message = r.message;
         continue;
       }
       if (r.status == MeasureStatus::kOk) ++ok;
-      db.CommitRecord(wid, MakeRecord(opts, workload_hash, target, args, host, batch[i], r));
-      measured.keys.insert(batch[i].key);
-      measured.trace_hashes.insert(
-          database::TraceHash(database::CanonicalTraceJson(batch[i].trace_json)));
       ++summary.measured_this_run;
     }
+    for (const MeasureCallbackPtr& cb : callbacks) cb->Apply(state, batch, results);
+    strategy->NotifyRunnerResults(batch, results);
     done = db.CountRecords(wid, target);
     spdlog::info("tune: batch {}: {} measured ({} ok), {}/{} trials; sampling failures so far: {}",
                  batch_index++, batch.size(), ok, done, opts.trials,
-                 strategy.failures().Summary());
+                 strategy->failures().Summary());
     if (infra > 0) {
       spdlog::warn("tune: {} candidate(s) not recorded, the measurement itself failed: {}", infra,
                    infra_message);
@@ -236,19 +221,21 @@ TuneSummary Tune(const TuneContext& ctx, Runner& runner, database::Database& db,
     if (exhausted && done < opts.trials) {
       summary.stop_reason = "the design space is exhausted: " + std::to_string(done) + " of " +
                             std::to_string(opts.trials) + " trials (sampling failures: " +
-                            strategy.failures().Summary() + ")";
+                            strategy->failures().Summary() + ")";
       break;
     }
   }
+  strategy->PostTuning();
   summary.records_total = db.CountRecords(wid, target);
-  summary.sampling_failures = strategy.failures().counts.empty() ? "none" : strategy.failures().Summary();
-  for (const auto& [kind, n] : strategy.failures().counts) {
+  const FailureStats& failures = strategy->failures();
+  summary.sampling_failures = failures.counts.empty() ? "none" : failures.Summary();
+  for (const auto& [kind, n] : failures.counts) {
     spdlog::info("tune: sampling failures by {}: {} (first: {})", kind, n,
-                 strategy.failures().example.count(kind) ? strategy.failures().example.at(kind)
-                                                         : "");
+                 failures.example.count(kind) ? failures.example.at(kind) : "");
   }
-  spdlog::info("tune: stopped: {}; {} measured this run, {} records in all", summary.stop_reason,
-               summary.measured_this_run, summary.records_total);
+  spdlog::info("tune: stopped: {}; {} measured this run, {} records in all; search {:.2f} s",
+               summary.stop_reason, summary.measured_this_run, summary.records_total,
+               summary.search_secs);
   return summary;
 }
 

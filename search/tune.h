@@ -1,6 +1,8 @@
 // The tuning loop of one task (issue 6; TVM's task loop, reference §7/§11):
-// ReplayTrace proposes batches, the Runner measures them, and every result is
-// committed to the database as soon as the batch returns. The database is
+// a SearchStrategy (search/search_strategy.h: ReplayTrace or
+// EvolutionarySearch) proposes batches, the Runner measures them, and the
+// measure callbacks (search/measure_callback.h) commit every result to the
+// database and feed the cost model as soon as the batch returns. The database is
 // the source of truth: schedules it already holds for this workload and
 // target are never measured again, and `trials` is the number of records the
 // database should hold for them, so a rerun resumes and tops up.
@@ -12,8 +14,12 @@
 #include <map>
 #include <string>
 
+#include "cost_model/cost_model.h"
 #include "database/database.h"
+#include "search/evolutionary_search.h"
 #include "search/measure.h"
+#include "search/replay_trace.h"
+#include "search/search_strategy.h"
 #include "search/tune_context.h"
 
 namespace kiln::search {
@@ -38,6 +44,19 @@ struct TuneOptions {
   const std::atomic<bool>* stop = nullptr;
   // Called once before the first batch and after every committed batch.
   std::function<void(const TuneProgress&)> on_progress;
+
+  // How candidates are found. EvolutionarySearch needs a cost model.
+  StrategyKind strategy = StrategyKind::kReplay;
+  ReplayTraceConfig replay;
+  EvolutionarySearchConfig evolutionary;
+  // The model that ranks candidates (not owned; may be shared by several
+  // tasks). UpdateCostModel feeds it every measured batch. May be null for
+  // ReplayTrace, which ranks nothing (it is then fed nothing).
+  cost_model::CostModel* cost_model = nullptr;
+  // Before the first batch, Update the model with the records the database
+  // already holds for this workload and target, so that a resumed run is not
+  // blind. Turn off when the caller trained the model from the database itself.
+  bool seed_model_from_database = true;
 };
 
 struct TuneSummary {
@@ -49,10 +68,16 @@ struct TuneSummary {
   // Candidates the sampler rejected, by postprocessor (ReplayTrace's
   // "RewriteParallelVectorizeUnroll: 3, replay: 1"); "none" when none.
   std::string sampling_failures;
+  // Seconds spent in the strategy (PreTuning and GenerateCandidates:
+  // sampling, mutation, postprocs, prediction), i.e. the search overhead;
+  // building and running are the runner's, training is UpdateCostModel's.
+  double search_secs = 0;
+  int64_t candidates_generated = 0;  // what the strategy proposed (measured or not)
 };
 
 // Tunes task.workload on task.target. ctx must describe the same workload and
-// target (std::invalid_argument otherwise, and for bad options). Candidates
+// target (std::invalid_argument otherwise, and for bad options, and for
+// EvolutionarySearch without a cost model). Candidates
 // depend only on opts.seed and the database content, never on thread counts.
 //
 // Results with status infra_error (the measuring machinery failed, not the

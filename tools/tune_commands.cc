@@ -1,5 +1,6 @@
-// kiln tune: one command from a workload to tuned records. Samples schedules
-// from the default design space, measures them in the isolated runner and
+// kiln tune: one command from a workload to tuned records. Searches the
+// default design space (--strategy replay: random samples; evolutionary:
+// mutations ranked by --cost-model), measures them in the isolated runner and
 // commits each batch to the database; a rerun tops up to --trials instead of
 // starting over. Ctrl-C stops after the batch in flight is committed.
 #include <unistd.h>
@@ -15,8 +16,11 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <spdlog/spdlog.h>
+#include <string>
 #include <thread>
+#include <vector>
 
+#include "cost_model/random_model.h"
 #include "database/database.h"
 #include "database/record_json.h"
 #include "ir/flops.h"
@@ -43,9 +47,20 @@ struct TuneCliOptions {
   uint64_t seed = 1;
   int threads = 0;
   search::TimingConfig timing;
+  std::string strategy = "replay";
+  std::string cost_model = "random";
   bool as_json = false;
   bool verbose = false;
 };
+
+// The cost models `--cost-model` accepts, for the help text and the check.
+const std::vector<std::string> kCostModels = {"random"};
+
+// The model that ranks candidates for the evolutionary search.
+std::unique_ptr<cost_model::CostModel> MakeCostModel(const std::string& name, uint64_t seed) {
+  if (name == "random") return std::make_unique<cost_model::RandomModel>(seed);
+  throw std::invalid_argument("unknown cost model '" + name + "'");
+}
 
 std::atomic<bool> g_stop{false};
 // The first Ctrl-C asks the loop to stop once the batch in flight is
@@ -175,6 +190,9 @@ int TuneOne(const TuneCliOptions& o) {
   opts.seed = o.seed;
   opts.fingerprint = MachineFingerprint(target);
   opts.stop = &g_stop;
+  opts.strategy = search::ParseStrategyKind(o.strategy);
+  std::unique_ptr<cost_model::CostModel> model = MakeCostModel(o.cost_model, o.seed);
+  opts.cost_model = model.get();
   ProgressDisplay display(tty);
   opts.on_progress = [&display](const search::TuneProgress& p) { display.Update(p); };
 
@@ -207,6 +225,9 @@ int TuneOne(const TuneCliOptions& o) {
                           {"records_total", s.records_total},
                           {"errors_by_kind", s.errors_by_kind},
                           {"sampling_failures", s.sampling_failures},
+                          {"strategy", o.strategy},
+                          {"cost_model", o.cost_model},
+                          {"search_seconds", s.search_secs},
                           {"stopped", s.stop_reason},
                           {"seconds", elapsed}};
     if (best) out["best"] = database::RecordToJson(*best);
@@ -219,7 +240,10 @@ int TuneOne(const TuneCliOptions& o) {
             << " records in " << o.db_path << "\n"
             << "  stopped: " << s.stop_reason << "\n"
             << "  errors this run: " << ErrorsText(s.errors_by_kind) << "\n"
-            << "  rejected while sampling: " << s.sampling_failures << "\n";
+            << "  rejected while sampling: " << s.sampling_failures << "\n"
+            << "  search: " << o.strategy << " (" << o.cost_model << " model), " << std::fixed
+            << std::setprecision(2) << s.search_secs << " s" << std::defaultfloat
+            << std::setprecision(6) << "\n";
   if (!best) {
     std::cout << "no verified record yet\n";
   } else {
@@ -266,6 +290,15 @@ void RegisterTuneCommands(CLI::App& app, int* exit_code) {
       ->capture_default_str();
   cmd->add_option("--timeout", o->timing.timeout_s, "Seconds before a candidate is killed")
       ->check(CLI::Range(0.001, 86400.0))
+      ->capture_default_str();
+  cmd->add_option("--strategy", o->strategy,
+                  "Search strategy: 'replay' (random samples of the design space) or "
+                  "'evolutionary' (mutations ranked by the cost model)")
+      ->check(CLI::IsMember({"evolutionary", "replay"}))
+      ->capture_default_str();
+  cmd->add_option("--cost-model", o->cost_model,
+                  "Cost model that ranks the evolutionary search's candidates")
+      ->check(CLI::IsMember(kCostModels))
       ->capture_default_str();
   cmd->add_flag("--json", o->as_json, "Print the summary as JSON");
   cmd->add_flag("-v,--verbose", o->verbose, "Log every batch and the sampling failures to stderr");

@@ -72,6 +72,9 @@ class Schedule {
   std::vector<ExprRV> SamplePerfectTile(LoopRV loop, int n, int max_innermost_factor = 16,
                                         std::optional<std::vector<int64_t>> decision = std::nullopt);
   LoopRV SampleComputeLocation(BlockRV block, std::optional<int64_t> decision = std::nullopt);
+  // The decisions SampleComputeLocation could draw for `block` now, ascending
+  // (-2 inline, -1 root, k >= 0 a loop of the first consumer).
+  std::vector<int64_t> ComputeLocationCandidates(BlockRV block) const;
 
   // ---- Lookup (get_block_loop.cc) ----------------------------------------
   BlockRV GetBlock(const std::string& name, const std::string& func_name = "main");

@@ -329,7 +329,7 @@ void Trace::ApplyToSchedule(Schedule* sch, bool remove_postproc,
       TranslateArg(inst.inputs[k], map, &inputs[k], i, inst.kind);
     }
     std::optional<json> decision = GetDecision(i);
-    if (provider && kind->has_decision) decision = provider(inst, decision);
+    if (provider && kind->has_decision) decision = provider(inst, inputs, decision);
     std::vector<RVRef> outputs;
     try {
       outputs = kind->apply(*sch, inputs, inst.attrs, decision ? &*decision : nullptr);

@@ -21,10 +21,14 @@ class TraceError : public std::runtime_error {
   explicit TraceError(const std::string& msg) : std::runtime_error(msg) {}
 };
 
-// Called for each sampling instruction during replay with the recorded
+// Called for each sampling instruction during replay with the instruction as
+// recorded, its inputs translated to the replaying schedule's handles (so a
+// provider can inspect the schedule as it stands, as MutateComputeLocation
+// does in search/mutator/mutate_compute_location.cc), and the recorded
 // decision (nullopt if none); returns the decision to use (nullopt: sample).
 using DecisionProvider = std::function<std::optional<nlohmann::json>(
-    const Instruction& inst, const std::optional<nlohmann::json>& recorded)>;
+    const Instruction& inst, const std::vector<InstArg>& inputs,
+    const std::optional<nlohmann::json>& recorded)>;
 
 class Trace {
  public:

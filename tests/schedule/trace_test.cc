@@ -207,7 +207,8 @@ TEST(Trace, SameSeedSameDecisionsOnAnyThread) {
 TEST(Trace, DecisionProviderOverrides) {
   Trace t = SampleTrace(2);
   Schedule sch(Matmul(64));
-  t.ApplyToSchedule(&sch, false, [](const Instruction& inst, const std::optional<json>& old) {
+  t.ApplyToSchedule(&sch, false, [](const Instruction& inst, const std::vector<InstArg>&,
+                                    const std::optional<json>& old) {
     if (inst.kind == "SampleCategorical") return std::optional<json>(json(3));
     return old;
   });

@@ -175,7 +175,33 @@ TEST_F(TuneCli, CtrlCStopsAfterCommittingTheBatchInFlight) {
   });
 }
 
+TEST_F(TuneCli, EvolutionaryStrategyTunesAndTopsUp) {
+  auto r = RunKiln("tune --workload " + workload_.path() + " --trials 8 --trials-per-iter 4 --db " +
+                       db_ + " --strategy evolutionary --cost-model random --json" + kFast,
+                   /*with_stderr=*/false);
+  ASSERT_EQ(r.code, 0) << r.out;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["strategy"], "evolutionary");
+  EXPECT_EQ(j["cost_model"], "random");
+  EXPECT_EQ(j["measured_this_run"], 8);
+  EXPECT_GT(j["search_seconds"].get<double>(), 0);
+  auto again = RunKiln("tune --workload " + workload_.path() + " --trials 12 --trials-per-iter 4 " +
+                           "--db " + db_ + " --strategy evolutionary --json" + kFast,
+                       /*with_stderr=*/false);
+  ASSERT_EQ(again.code, 0) << again.out;
+  EXPECT_EQ(nlohmann::json::parse(again.out)["measured_this_run"], 4);
+  auto [n, dup] = Count();
+  EXPECT_EQ(n, 12);
+  EXPECT_FALSE(dup);
+}
+
 TEST_F(TuneCli, BadFlagsFailClearly) {
+  auto strategy = RunKiln("tune --workload GMM:0 --trials 4 --strategy annealing --db " + db_);
+  EXPECT_NE(strategy.code, 0);
+  EXPECT_NE(strategy.out.find("annealing"), std::string::npos) << strategy.out;
+  auto model = RunKiln("tune --workload GMM:0 --trials 4 --cost-model oracle --db " + db_);
+  EXPECT_NE(model.code, 0);
+  EXPECT_NE(model.out.find("oracle"), std::string::npos) << model.out;
   EXPECT_NE(RunKiln("tune --workload GMM:0 --trials 0 --db " + db_).code, 0);
   auto bad = RunKiln("tune --workload NOPE --trials 4 --db " + db_);
   EXPECT_EQ(bad.code, 1) << bad.out;

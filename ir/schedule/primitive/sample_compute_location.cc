@@ -142,6 +142,12 @@ LoopRV Schedule::NewLocationMarkRV(bool inline_mark) {
   return NewMarkRV(inline_mark ? LoopMark::kInline : LoopMark::kRoot);
 }
 
+std::vector<int64_t> Schedule::ComputeLocationCandidates(BlockRV block) const {
+  std::vector<int64_t> out;
+  for (const Candidate& c : CollectComputeLocation(func_, PathOf(block))) out.push_back(c.index);
+  return out;
+}
+
 LoopRV Schedule::SampleComputeLocation(BlockRV block, std::optional<int64_t> decision) {
   const StmtPath path = PathOf(block);
   const std::vector<Candidate> candidates = CollectComputeLocation(func_, path);

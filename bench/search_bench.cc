@@ -1,0 +1,159 @@
+// Evolutionary search vs ReplayTrace at the same budget and seed: each tunes
+// every workload into its own in-memory database through the local runner;
+// then both bests are re-timed side by side in one runner batch with the
+// runner's protocol (more repeats) and the ratio is replay's time over
+// evolutionary's (> 1: the evolutionary search found the faster kernel).
+// Goal: geometric mean >= 1.15 at 128 trials. The cost model is --cost-model
+// (random for now); the search overhead (strategy time) is printed per trial.
+//
+// usage: search_bench [TRIALS] [--workload W]... [--per-iter N] [--seed S]
+// Figures only: never asserted.
+#include <CLI/CLI.hpp>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "codegen/llvm_backend.h"
+#include "cost_model/random_model.h"
+#include "database/database.h"
+#include "ir/flops.h"
+#include "ir/schedule/schedule.h"
+#include "ir/schedule/trace.h"
+#include "ir/workloads/suite.h"
+#include "rpc/local_runner.h"
+#include "search/tune.h"
+#include "search/tune_context.h"
+
+namespace {
+
+using namespace kiln;  // NOLINT: a benchmark's main
+
+constexpr double kGoalRatio = 1.15;
+
+ir::PrimFunc Workload(const std::string& spec) {
+  const size_t colon = spec.find(':');
+  const int config = colon == std::string::npos ? 0 : std::stoi(spec.substr(colon + 1));
+  return ir::MakeWorkload(spec.substr(0, colon), config);
+}
+
+struct Outcome {
+  std::optional<database::TuningRecord> best;
+  double wall_secs = 0;
+  double search_secs = 0;
+  int64_t measured = 0;
+};
+
+Outcome TuneWith(search::StrategyKind kind, const std::string& cost_model, const ir::PrimFunc& f,
+                 const ir::Target& target, int64_t trials, int per_iter, uint64_t seed,
+                 int threads, rpc::LocalRunner& runner) {
+  search::TuneContext ctx = search::MakeDefaultTuneContext(f, target, 1, threads);
+  database::Database db = database::Database::InMemory();
+  search::MeasureTask task{f, target, search::TimingConfig{}, seed};
+  std::unique_ptr<cost_model::CostModel> model;
+  if (cost_model == "random") model = std::make_unique<cost_model::RandomModel>(seed);
+  else throw std::invalid_argument("unknown cost model '" + cost_model + "'");
+  search::TuneOptions o;
+  o.trials = trials;
+  o.trials_per_iter = per_iter;
+  o.seed = seed;
+  o.fingerprint = "search_bench";
+  o.strategy = kind;
+  o.cost_model = model.get();
+  const auto t0 = std::chrono::steady_clock::now();
+  search::TuneSummary s = search::Tune(ctx, runner, db, task, o);
+  Outcome out;
+  out.wall_secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  out.search_secs = s.search_secs;
+  out.measured = s.measured_this_run;
+  out.best = db.Best(*db.FindWorkload(f), target.ToString());
+  return out;
+}
+
+ir::PrimFunc Apply(const ir::PrimFunc& f, const std::string& trace_json) {
+  ir::Schedule sch(f);
+  ir::Trace::FromJSONString(trace_json).ApplyToSchedule(&sch, /*remove_postproc=*/false);
+  return sch.func();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"Evolutionary search vs ReplayTrace at the same budget and seed"};
+  int64_t trials = 128;
+  std::vector<std::string> workloads = {"GMM:3", "C2D:0", "SFM:0"};
+  int per_iter = 16, threads = 2, repeat = 5;
+  uint64_t seed = 1;
+  std::string cost_model = "random";
+  app.add_option("trials", trials, "Trials per strategy and workload")->check(CLI::Range(1, 100000));
+  app.add_option("--workload", workloads, "Workloads (suite names)");
+  app.add_option("--per-iter", per_iter, "Candidates per measured batch")->check(CLI::Range(1, 4096));
+  app.add_option("--seed", seed, "Search seed (both strategies)");
+  app.add_option("--threads", threads, "Sampling and build threads")->check(CLI::Range(1, 256));
+  app.add_option("--repeat", repeat, "Repeats when re-timing the bests")->check(CLI::Range(1, 1000));
+  app.add_option("--cost-model", cost_model, "Cost model of the evolutionary search")
+      ->check(CLI::IsMember({"random"}));
+  CLI11_PARSE(app, argc, argv);
+
+  try {
+    const ir::Target target = codegen::HostTarget();
+    rpc::LocalRunnerOptions ro;
+    ro.build_threads = threads;
+    rpc::LocalRunner runner(ro);
+    std::printf("search_bench: %lld trials, %d per batch, seed %llu, target '%s', %s model\n",
+                static_cast<long long>(trials), per_iter, static_cast<unsigned long long>(seed),
+                target.ToString().c_str(), cost_model.c_str());
+    double log_sum = 0;
+    int n = 0;
+    for (const std::string& w : workloads) {
+      const ir::PrimFunc f = Workload(w);
+      const double flops = ir::EstimateFlops(f);
+      Outcome rep = TuneWith(search::StrategyKind::kReplay, cost_model, f, target, trials,
+                             per_iter, seed, threads, runner);
+      Outcome evo = TuneWith(search::StrategyKind::kEvolutionary, cost_model, f, target, trials,
+                             per_iter, seed, threads, runner);
+      std::printf("%-6s replay: %lld measured in %.0f s (search %.1f ms/trial); evolutionary: "
+                  "%lld measured in %.0f s (search %.1f ms/trial)\n",
+                  w.c_str(), static_cast<long long>(rep.measured), rep.wall_secs,
+                  rep.measured ? rep.search_secs * 1e3 / rep.measured : 0.0,
+                  static_cast<long long>(evo.measured), evo.wall_secs,
+                  evo.measured ? evo.search_secs * 1e3 / evo.measured : 0.0);
+      if (!rep.best || !evo.best) {
+        std::printf("%-6s no verified best for %s: no ratio\n", w.c_str(),
+                    !rep.best ? "replay" : "evolutionary");
+        continue;
+      }
+      // Both bests again, side by side, with more repeats.
+      search::MeasureTask task{f, target, search::TimingConfig{}, seed};
+      task.timing.repeat = repeat;
+      std::vector<search::MeasureResult> r = runner.Measure(
+          task, {{Apply(f, rep.best->trace_json), rep.best->trace_json},
+                 {Apply(f, evo.best->trace_json), evo.best->trace_json}});
+      if (r.size() != 2 || r[0].status != search::MeasureStatus::kOk ||
+          r[1].status != search::MeasureStatus::kOk) {
+        std::printf("%-6s re-timing failed: %s / %s\n", w.c_str(),
+                    r.empty() ? "?" : r[0].message.c_str(), r.size() < 2 ? "?" : r[1].message.c_str());
+        continue;
+      }
+      const double t_rep = r[0].MedianSecs(), t_evo = r[1].MedianSecs();
+      const double ratio = t_rep / t_evo;
+      log_sum += std::log(ratio);
+      ++n;
+      std::printf("%-6s best: replay %.3f ms (%.1f GFLOP/s), evolutionary %.3f ms (%.1f GFLOP/s); "
+                  "ratio %.3fx (tuning-time bests: %.3f / %.3f ms)\n",
+                  w.c_str(), t_rep * 1e3, flops / t_rep / 1e9, t_evo * 1e3, flops / t_evo / 1e9,
+                  ratio, rep.best->median_seconds * 1e3, evo.best->median_seconds * 1e3);
+    }
+    if (n > 0) {
+      const double geo = std::exp(log_sum / n);
+      std::printf("geometric mean ratio over %d workload(s): %.3fx; goal >= %.2fx: %s\n", n, geo,
+                  kGoalRatio, geo >= kGoalRatio ? "met" : "NOT met");
+    }
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "search_bench: error: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}

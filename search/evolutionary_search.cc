@@ -1,0 +1,447 @@
+#include "search/evolutionary_search.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <optional>
+#include <stdexcept>
+
+#include "database/record.h"
+#include "ir/schedule/random_engine.h"
+#include "search/apply_trace.h"
+#include "search/measured_set.h"
+#include "search/parallel_for.h"
+#include "search/space_generator.h"
+
+namespace kiln::search {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double Since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+// Stages of a round, so that no two parallel slots of a round share a seed.
+constexpr int64_t kStageSample = 0;        // + the sampling attempt
+constexpr int64_t kStageEvolve = 1 << 20;  // + the genetic iteration
+constexpr int64_t kStagePick = 1 << 21;
+
+std::vector<ir::Trace> Sketches(const TuneContext& ctx) {
+  if (!ctx.space_generator) {
+    throw std::invalid_argument("EvolutionarySearch: the context has no space generator");
+  }
+  std::vector<ir::Trace> out;
+  for (ir::Schedule& s : ctx.space_generator->Generate(ctx)) out.push_back(s.trace());
+  return out;
+}
+
+void Validate(const EvolutionarySearchConfig& c) {
+  auto fail = [](const std::string& what) {
+    throw std::invalid_argument("EvolutionarySearch: " + what);
+  };
+  if (c.population_size < 1) fail("population_size must be at least 1");
+  if (!(c.init_measured_ratio >= 0 && c.init_measured_ratio <= 1)) {
+    fail("init_measured_ratio must be in [0, 1]");
+  }
+  if (c.init_min_unmeasured < 0) fail("init_min_unmeasured must be >= 0");
+  if (c.max_fail_count < 1) fail("max_fail_count must be at least 1");
+  if (c.genetic_num_iters < 0) fail("genetic_num_iters must be >= 0");
+  if (!(c.genetic_mutate_prob >= 0 && c.genetic_mutate_prob <= 1)) {
+    fail("genetic_mutate_prob must be in [0, 1]");
+  }
+  if (c.genetic_max_fail_count < 0) fail("genetic_max_fail_count must be >= 0");
+  if (!(c.eps_greedy >= 0 && c.eps_greedy <= 1)) fail("eps_greedy must be in [0, 1]");
+  if (c.max_empty_rounds < 1) fail("max_empty_rounds must be at least 1");
+  for (const WeightedMutator& m : c.mutators) {
+    if (!m.mutator) fail("a mutator is null");
+    if (!(m.probability >= 0)) fail("mutator " + m.mutator->Name() + " has a negative probability");
+  }
+}
+
+}  // namespace
+
+int64_t EvolutionarySearch::SlotSeed(int64_t seed, int64_t round, int64_t stage, int64_t index) {
+  // SplitMix64 over the coordinates: nearby slots get unrelated streams.
+  auto mix = [](uint64_t z) {
+    z += 0x9e3779b97f4a7c15ULL;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+  };
+  uint64_t h = mix(static_cast<uint64_t>(seed) ^ 0x65766f6c7574696fULL);  // "evolutio"
+  h = mix(h ^ static_cast<uint64_t>(round));
+  h = mix(h ^ static_cast<uint64_t>(stage));
+  h = mix(h ^ static_cast<uint64_t>(index));
+  return static_cast<int64_t>(h % static_cast<uint64_t>(ir::RandomEngine::kModulus - 1)) + 1;
+}
+
+EvolutionarySearch::EvolutionarySearch(TuneContext ctx, EvolutionarySearchConfig config)
+    : EvolutionarySearch(ctx, Sketches(ctx), std::move(config)) {}
+
+EvolutionarySearch::EvolutionarySearch(TuneContext ctx, std::vector<ir::Trace> design_spaces,
+                                       EvolutionarySearchConfig config)
+    : ctx_(std::move(ctx)), config_(std::move(config)) {
+  Validate(config_);
+  if (design_spaces.empty()) {
+    throw std::invalid_argument("EvolutionarySearch: the design space is empty");
+  }
+  for (const ir::Trace& t : design_spaces) {
+    spaces_.push_back(t.Simplified(/*remove_postproc=*/true).WithoutDecisions());
+  }
+  if (config_.mutators.empty()) config_.mutators = DefaultLLVMMutators();
+  double total = 0;
+  for (const WeightedMutator& m : config_.mutators) {
+    m.mutator->Initialize(ctx_);
+    total += m.probability;
+  }
+  // P(no mutation) = 1 - p; P(mutator i) = p * w_i / sum(w) (TVM's sampler).
+  mutator_probs_.push_back(total > 0 ? 1 - config_.genetic_mutate_prob : 1);
+  for (const WeightedMutator& m : config_.mutators) {
+    mutator_probs_.push_back(total > 0 ? config_.genetic_mutate_prob * m.probability / total : 0);
+  }
+}
+
+void EvolutionarySearch::PreTuning(const TuningState& state) {
+  if (state.db == nullptr) throw std::invalid_argument("EvolutionarySearch needs a database");
+  if (state.cost_model == nullptr) {
+    throw std::invalid_argument(
+        "EvolutionarySearch needs a cost model (use the random model to search without one)");
+  }
+  state_ = state;
+  pre_tuned_ = true;
+}
+
+std::vector<Candidate> EvolutionarySearch::PickBestFromDatabase(int n) {
+  if (n <= 0) return {};
+  std::vector<database::TuningRecord> top = state_.db->TopK(state_.workload_id, state_.target, n);
+  std::vector<std::string> hashes;
+  std::vector<size_t> todo;
+  for (size_t i = 0; i < top.size(); ++i) {
+    hashes.push_back(top[i].trace_hash.empty() ? MeasuredSet::TraceHashOf(top[i].trace_json)
+                                               : top[i].trace_hash);
+    if (!db_cache_.count(hashes.back())) todo.push_back(i);
+  }
+  std::vector<std::optional<Candidate>> replayed(todo.size());
+  std::vector<FailureStats> fails(todo.size());
+  ParallelFor(static_cast<int>(todo.size()), ctx_.num_threads, [&](int j) {
+    const database::TuningRecord& r = top[todo[j]];
+    try {
+      ir::Trace t = ir::Trace::FromJSONString(r.trace_json);
+      // With every decision recorded the replay draws nothing: any seed will do.
+      replayed[j] = ApplyTraceWithPostprocs(ctx_, t, /*seed=*/1, &fails[j]);
+    } catch (const std::exception& e) {
+      fails[j].Add("replay", e.what());
+    }
+  });
+  for (size_t j = 0; j < todo.size(); ++j) {
+    failures_.Merge(fails[j]);
+    db_cache_[hashes[todo[j]]] = std::move(replayed[j]);
+  }
+  std::vector<Candidate> out;
+  for (const std::string& h : hashes) {
+    if (const std::optional<Candidate>& c = db_cache_.at(h)) out.push_back(*c);
+  }
+  return out;
+}
+
+std::vector<Candidate> EvolutionarySearch::SampleInitPopulation(int64_t round, int n) {
+  std::vector<Candidate> out;
+  if (n <= 0) return out;
+  int fail_rounds = 0;
+  for (int64_t attempt = 0; static_cast<int>(out.size()) < std::max(1, config_.init_min_unmeasured) &&
+                            fail_rounds < config_.max_fail_count;
+       ++attempt) {
+    std::vector<std::optional<Candidate>> results(n);
+    std::vector<FailureStats> fails(n);
+    ParallelFor(n, ctx_.num_threads, [&](int i) {
+      ir::RandomEngine rng(SlotSeed(ctx_.seed, round, kStageSample + attempt, i));
+      const int ds = static_cast<int>(rng.SampleInt(0, static_cast<int64_t>(spaces_.size())));
+      results[i] = ApplyTraceWithPostprocs(ctx_, spaces_[ds], rng.ForkSeed(), &fails[i]);
+      if (results[i]) results[i]->design_space = ds;
+    });
+    bool found = false;
+    for (int i = 0; i < n; ++i) {
+      failures_.Merge(fails[i]);
+      if (results[i]) {
+        found = true;
+        out.push_back(std::move(*results[i]));
+      }
+    }
+    if (!found) ++fail_rounds;
+  }
+  if (static_cast<int>(out.size()) < config_.init_min_unmeasured) {
+    spdlog::warn("evolutionary search: only {} fresh sample(s) of the design space passed the "
+                 "postprocessors ({} wanted; failures: {})",
+                 out.size(), config_.init_min_unmeasured, failures_.Summary());
+  }
+  return out;
+}
+
+std::vector<double> EvolutionarySearch::Scores(const std::vector<Candidate>& population) {
+  const auto t0 = Clock::now();
+  std::vector<ir::PrimFunc> unknown;
+  std::vector<uint64_t> unknown_keys;
+  std::unordered_set<uint64_t> asked;
+  for (const Candidate& c : population) {
+    if (score_cache_.count(c.key) || !asked.insert(c.key).second) continue;
+    unknown.push_back(c.scheduled);
+    unknown_keys.push_back(c.key);
+  }
+  if (!unknown.empty()) {
+    std::vector<double> s = state_.cost_model->Predict(unknown);
+    if (s.size() != unknown.size()) {
+      throw std::runtime_error("cost model '" + state_.cost_model->Name() + "' returned " +
+                               std::to_string(s.size()) + " scores for " +
+                               std::to_string(unknown.size()) + " programs");
+    }
+    for (size_t i = 0; i < s.size(); ++i) {
+      // Clamped at 0 as TVM does; a NaN is no evidence of anything.
+      score_cache_[unknown_keys[i]] = std::isfinite(s[i]) ? std::max(0.0, s[i]) : 0.0;
+    }
+  }
+  std::vector<double> out;
+  out.reserve(population.size());
+  for (const Candidate& c : population) out.push_back(score_cache_.at(c.key));
+  stats_.secs_predict += Since(t0);
+  return out;
+}
+
+std::optional<Candidate> EvolutionarySearch::ReplayCached(const ir::Trace& trace, int64_t seed,
+                                                          FailureStats* failures) {
+  // A mutated trace carries every decision, so its replay draws nothing and
+  // the outcome (candidate or rejection) is the same whichever slot, thread
+  // or seed computes it first: caching it changes no result.
+  std::string key = trace.AsJSONString();
+  {
+    std::lock_guard<std::mutex> lock(replay_cache_mu_);
+    auto it = replay_cache_.find(key);
+    if (it != replay_cache_.end()) {
+      if (!it->second.candidate) failures->Add(it->second.fail_kind, it->second.fail_message);
+      return it->second.candidate;
+    }
+  }
+  FailureStats mine;
+  ReplayOutcome outcome;
+  outcome.candidate = ApplyTraceWithPostprocs(ctx_, trace, seed, &mine);
+  if (!outcome.candidate && !mine.counts.empty()) {
+    outcome.fail_kind = mine.counts.begin()->first;
+    auto ex = mine.example.find(outcome.fail_kind);
+    if (ex != mine.example.end()) outcome.fail_message = ex->second;
+  }
+  failures->Merge(mine);
+  std::lock_guard<std::mutex> lock(replay_cache_mu_);
+  return replay_cache_.emplace(std::move(key), std::move(outcome)).first->second.candidate;
+}
+
+std::vector<Candidate> EvolutionarySearch::Evolve(int64_t round, std::vector<Candidate> population,
+                                                  int k, const std::unordered_set<uint64_t>& exists_in) {
+  std::unordered_set<uint64_t> exists = exists_in;
+  struct Scored {
+    double score;
+    int64_t order;  // first come first: ties stay in a fixed order
+    Candidate c;
+  };
+  std::vector<Scored> pool;
+  int64_t order = 0;
+  const int pop_size = config_.population_size;
+  for (int iter = 0;; ++iter) {
+    const std::vector<double> scores = Scores(population);
+    for (size_t i = 0; i < population.size(); ++i) {
+      if (!exists.insert(population[i].key).second) continue;
+      pool.push_back({scores[i], order++, population[i]});
+    }
+    if (iter >= config_.genetic_num_iters || population.empty()) break;
+
+    // Breed the next population. Slot i draws from its own RNG; a draw of
+    // "no mutation" claims its parent, and claims are granted in slot order
+    // (a parent enters unchanged at most once); a slot that loses its claim
+    // continues with its next try.
+    const auto t0 = Clock::now();
+    double total = 0;
+    for (double s : scores) total += s;
+    const std::vector<double> weights =
+        total > 0 ? scores : std::vector<double>(population.size(), 1.0);
+    struct Slot {
+      ir::RandomEngine rng;
+      int tries_left = 0;
+      int last_parent = -1;
+      int claim = -1;
+      bool done = false;
+      std::optional<Candidate> result;
+      FailureStats fails;
+      int mutations_tried = 0, mutations_ok = 0;
+    };
+    std::vector<Slot> slots(pop_size);
+    for (int i = 0; i < pop_size; ++i) {
+      slots[i].rng.Seed(SlotSeed(ctx_.seed, round, kStageEvolve + iter, i));
+      slots[i].tries_left = config_.genetic_max_fail_count + 1;
+    }
+    std::vector<char> kept(population.size(), 0);
+    std::vector<int> pending(pop_size);
+    for (int i = 0; i < pop_size; ++i) pending[i] = i;
+    while (!pending.empty()) {
+      ParallelFor(static_cast<int>(pending.size()), ctx_.num_threads, [&](int j) {
+        Slot& s = slots[pending[j]];
+        while (s.tries_left > 0) {
+          --s.tries_left;
+          s.last_parent = static_cast<int>(s.rng.SampleCategorical(weights));
+          const int64_t m = s.rng.SampleCategorical(mutator_probs_);
+          if (m == 0) {
+            if (kept[s.last_parent]) continue;  // granted to an earlier slot already
+            s.claim = s.last_parent;
+            return;
+          }
+          ++s.mutations_tried;
+          const Mutator& mutator = *config_.mutators[m - 1].mutator;
+          std::string why;
+          std::optional<ir::Trace> t;
+          try {
+            t = mutator.Apply(population[s.last_parent].trace, s.rng, &why);
+          } catch (const std::exception& e) {
+            why = e.what();
+          }
+          if (!t) {
+            s.fails.Add("nothing to mutate: " + mutator.Name(), why);
+            continue;
+          }
+          const int64_t seed = s.rng.ForkSeed();  // drawn whether or not the cache answers
+          std::optional<Candidate> c = ReplayCached(*t, seed, &s.fails);
+          if (c) {
+            c->design_space = population[s.last_parent].design_space;
+            ++s.mutations_ok;
+            s.result = std::move(c);
+            s.done = true;
+            return;
+          }
+        }
+        // Every try failed: the last parent carries over (TVM does the same).
+        s.result = population[s.last_parent];
+        s.done = true;
+      });
+      std::vector<int> still;
+      for (int i : pending) {
+        Slot& s = slots[i];
+        if (s.done) continue;
+        if (s.claim >= 0 && !kept[s.claim]) {
+          kept[s.claim] = 1;
+          s.result = population[s.claim];
+          s.done = true;
+          continue;
+        }
+        s.claim = -1;
+        if (s.tries_left == 0) {
+          s.result = population[s.last_parent];
+          s.done = true;
+          continue;
+        }
+        still.push_back(i);
+      }
+      pending = std::move(still);
+    }
+    std::vector<Candidate> next;
+    next.reserve(pop_size);
+    for (Slot& s : slots) {
+      failures_.Merge(s.fails);
+      stats_.mutations_tried += s.mutations_tried;
+      stats_.mutations_ok += s.mutations_ok;
+      next.push_back(std::move(*s.result));
+    }
+    population = std::move(next);
+    stats_.secs_evolve += Since(t0);
+  }
+  stats_.pool = static_cast<int>(pool.size());
+  std::sort(pool.begin(), pool.end(), [](const Scored& a, const Scored& b) {
+    return a.score != b.score ? a.score > b.score : a.order < b.order;
+  });
+  std::vector<Candidate> best;
+  for (size_t i = 0; i < pool.size() && static_cast<int>(best.size()) < k; ++i) {
+    best.push_back(std::move(pool[i].c));
+  }
+  return best;
+}
+
+std::vector<Candidate> EvolutionarySearch::Round(int64_t round, int k) {
+  stats_ = {};
+  score_cache_.clear();
+  replay_cache_.clear();  // bounded by one round's mutants
+  const auto t_start = Clock::now();
+
+  auto t0 = Clock::now();
+  const int n_measured = static_cast<int>(config_.population_size * config_.init_measured_ratio);
+  std::vector<Candidate> measured = PickBestFromDatabase(n_measured);
+  stats_.from_database = static_cast<int>(measured.size());
+  stats_.secs_database = Since(t0);
+
+  t0 = Clock::now();
+  std::vector<Candidate> unmeasured =
+      SampleInitPopulation(round, config_.population_size - static_cast<int>(measured.size()));
+  stats_.sampled = static_cast<int>(unmeasured.size());
+  stats_.secs_sampling = Since(t0);
+  if (unmeasured.empty() && measured.empty()) return {};
+
+  std::unordered_set<uint64_t> exists = returned_;
+  if (state_.measured != nullptr) exists.insert(state_.measured->keys().begin(), state_.measured->keys().end());
+
+  std::vector<Candidate> population = measured;
+  population.insert(population.end(), unmeasured.begin(), unmeasured.end());
+  std::vector<Candidate> bests = Evolve(round, std::move(population), k, exists);
+
+  // ε-greedy: num_rands slots prefer random fresh samples, the rest the
+  // best scores; either falls back on the other. Unlike TVM, a pick that
+  // turns out measured does not use up its slot.
+  const int num_rands = static_cast<int>(k * config_.eps_greedy);
+  const int num_bests = k - num_rands;
+  ir::RandomEngine rng(SlotSeed(ctx_.seed, round, kStagePick, 0));
+  const std::vector<int64_t> rands = rng.SampleWithoutReplacement(
+      static_cast<int64_t>(unmeasured.size()), static_cast<int64_t>(unmeasured.size()));
+  std::vector<Candidate> out;
+  size_t ib = 0, ir = 0;
+  while (static_cast<int>(out.size()) < k) {
+    const bool want_best = static_cast<int>(out.size()) < num_bests;
+    const bool has_best = ib < bests.size(), has_rand = ir < rands.size();
+    const Candidate* c = nullptr;
+    bool from_best = false;
+    if ((want_best && has_best) || (!want_best && !has_rand && has_best)) {
+      c = &bests[ib++];
+      from_best = true;
+    } else if (has_rand) {
+      c = &unmeasured[rands[ir++]];
+    } else {
+      break;
+    }
+    if (!exists.insert(c->key).second) continue;  // measured, or picked already
+    out.push_back(*c);
+    ++(from_best ? stats_.picked_best : stats_.picked_random);
+  }
+  for (Candidate& c : out) {
+    c.trace_json = c.trace.AsJSONString();
+    returned_.insert(c.key);
+  }
+  stats_.secs_total = Since(t_start);
+  spdlog::info(
+      "evolutionary search: round {}: {} from the database, {} sampled, {} distinct unmeasured "
+      "scored, mutations {}/{} ok; picked {} best + {} random; {:.3f} s (sampling {:.3f}, "
+      "evolving {:.3f}, predicting {:.3f})",
+      round, stats_.from_database, stats_.sampled, stats_.pool, stats_.mutations_ok,
+      stats_.mutations_tried, stats_.picked_best, stats_.picked_random, stats_.secs_total,
+      stats_.secs_sampling, stats_.secs_evolve, stats_.secs_predict);
+  return out;
+}
+
+std::vector<Candidate> EvolutionarySearch::GenerateCandidates(int k) {
+  if (!pre_tuned_) throw std::logic_error("EvolutionarySearch: PreTuning was not called");
+  if (k < 1) return {};
+  for (int empty = 0; empty < config_.max_empty_rounds; ++empty) {
+    std::vector<Candidate> out = Round(round_++, k);
+    if (!out.empty()) {
+      exhausted_ = false;
+      return out;
+    }
+  }
+  exhausted_ = true;
+  return {};
+}
+
+}  // namespace kiln::search

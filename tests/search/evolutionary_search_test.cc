@@ -1,0 +1,218 @@
+// EvolutionarySearch (reference §7) through the tuning loop, with a runner
+// that builds nothing: a candidate's "time" is a function of its program's
+// structural hash, so whole runs repeat exactly. The same seed gives the
+// same candidates at 1 and 2 threads; a resumed run feeds the model the
+// stored records before it predicts anything, and never proposes a schedule
+// the database holds.
+#include "search/evolutionary_search.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+#include <unordered_set>
+
+#include "cost_model/random_model.h"
+#include "database/database.h"
+#include "ir/schedule/schedule.h"
+#include "ir/structural_hash.h"
+#include "search/tune.h"
+#include "search_test_util.h"
+
+namespace kiln::search {
+namespace {
+
+constexpr const char* kFingerprint = "evolutionary-search-test";
+
+// Times from the program alone: 1 to 2 ms, spread by the structural hash.
+class HashRunner : public Runner {
+ public:
+  std::vector<MeasureResult> Measure(const MeasureTask&,
+                                     const std::vector<MeasureCandidate>& batch) override {
+    std::vector<MeasureResult> out;
+    for (const MeasureCandidate& c : batch) {
+      MeasureResult r;
+      r.status = MeasureStatus::kOk;
+      r.verified = true;
+      const uint64_t h = ir::StructuralHash(c.scheduled);
+      r.run_secs = {1e-3 * (1.0 + static_cast<double>(h % 1000) / 1000.0)};
+      out.push_back(r);
+      ++measured;
+    }
+    return out;
+  }
+  int measured = 0;
+};
+
+// A random model that logs what it was asked, in order.
+class RecordingModel : public cost_model::CostModel {
+ public:
+  void Update(const std::vector<cost_model::Sample>& samples) override {
+    events.push_back("update " + std::to_string(samples.size()));
+    updated.insert(updated.end(), samples.begin(), samples.end());
+    inner.Update(samples);
+  }
+  std::vector<double> Predict(const std::vector<ir::PrimFunc>& programs) override {
+    events.push_back("predict");
+    return inner.Predict(programs);
+  }
+  std::string Name() const override { return "recording"; }
+  cost_model::RandomModel inner{3};
+  std::vector<std::string> events;
+  std::vector<cost_model::Sample> updated;
+};
+
+struct EvoSetup {
+  TuneContext ctx;
+  MeasureTask task;
+};
+
+EvoSetup Make(int threads, const ir::PrimFunc& f = ir::BatchMatmulNKKM(1, 16, 16, 16)) {
+  EvoSetup s{testing::Context(f, "llvm -num-cores=4", 1, threads), {}};
+  s.task.workload = s.ctx.workload;
+  s.task.target = s.ctx.target;
+  return s;
+}
+
+TuneOptions Options(int64_t trials, int per_iter, cost_model::CostModel* model, uint64_t seed = 5) {
+  TuneOptions o;
+  o.trials = trials;
+  o.trials_per_iter = per_iter;
+  o.seed = seed;
+  o.fingerprint = kFingerprint;
+  o.strategy = StrategyKind::kEvolutionary;
+  o.cost_model = model;
+  return o;
+}
+
+std::vector<database::TuningRecord> Records(const database::Database& db, const MeasureTask& t) {
+  std::vector<database::TuningRecord> out;
+  const database::WorkloadId wid = *db.FindWorkload(t.workload);
+  db.ForEachRecord([&](database::WorkloadId w, const database::TuningRecord& r) {
+    if (w == wid && r.target == t.target.ToString()) out.push_back(r);
+  });
+  return out;
+}
+
+uint64_t ProgramKey(const ir::PrimFunc& workload, const std::string& trace_json) {
+  ir::Schedule sch(workload);
+  ir::Trace::FromJSONString(trace_json).ApplyToSchedule(&sch, /*remove_postproc=*/false);
+  return ir::StructuralHash(sch.func());
+}
+
+TEST(EvolutionarySearch, DefaultsAreTVMs) {
+  EvolutionarySearchConfig c;
+  EXPECT_EQ(c.population_size, 512);
+  EXPECT_DOUBLE_EQ(c.init_measured_ratio, 0.2);
+  EXPECT_EQ(c.init_min_unmeasured, 50);
+  EXPECT_EQ(c.genetic_num_iters, 4);
+  EXPECT_DOUBLE_EQ(c.genetic_mutate_prob, 0.85);
+  EXPECT_EQ(c.genetic_max_fail_count, 10);
+  EXPECT_DOUBLE_EQ(c.eps_greedy, 0.05);
+  std::vector<WeightedMutator> m = DefaultLLVMMutators();
+  ASSERT_EQ(m.size(), 4u);
+  EXPECT_EQ(m[0].mutator->Name(), "MutateTileSize");
+  EXPECT_DOUBLE_EQ(m[0].probability, 0.9);
+  EXPECT_EQ(m[1].mutator->Name(), "MutateComputeLocation");
+  EXPECT_DOUBLE_EQ(m[1].probability, 0.05);
+  EXPECT_EQ(m[2].mutator->Name(), "MutateUnroll");
+  EXPECT_DOUBLE_EQ(m[2].probability, 0.03);
+  EXPECT_EQ(m[3].mutator->Name(), "MutateParallel");
+  EXPECT_DOUBLE_EQ(m[3].probability, 0.02);
+}
+
+TEST(EvolutionarySearch, NeedsACostModel) {
+  EvoSetup s = Make(1);
+  database::Database db = database::Database::InMemory();
+  HashRunner runner;
+  EXPECT_THROW(Tune(s.ctx, runner, db, s.task, Options(8, 4, nullptr)), std::invalid_argument);
+  EXPECT_EQ(runner.measured, 0);
+  EvolutionarySearchConfig bad;
+  bad.eps_greedy = 2;
+  EXPECT_THROW(EvolutionarySearch(s.ctx, bad), std::invalid_argument);
+}
+
+TEST(EvolutionarySearch, SameSeedSameCandidatesAtOneAndTwoThreads) {
+  std::vector<std::string> seqs[2];
+  for (int threads : {1, 2}) {
+    EvoSetup s = Make(threads);
+    database::Database db = database::Database::InMemory();
+    HashRunner runner;
+    cost_model::RandomModel model(1);
+    TuneSummary sum = Tune(s.ctx, runner, db, s.task, Options(24, 8, &model));  // three batches
+    EXPECT_EQ(sum.measured_this_run, 24) << sum.stop_reason;
+    for (const database::TuningRecord& r : Records(db, s.task)) {
+      seqs[threads - 1].push_back(r.trace_hash);
+    }
+  }
+  ASSERT_EQ(seqs[0].size(), 24u);
+  EXPECT_EQ(seqs[0], seqs[1]);
+}
+
+TEST(EvolutionarySearch, ResumedRunLearnsFromTheDatabaseFirstAndNeverRepeats) {
+  EvoSetup s = Make(2);
+  database::Database db = database::Database::InMemory();
+  HashRunner runner;
+  {
+    cost_model::RandomModel model(1);
+    TuneSummary first = Tune(s.ctx, runner, db, s.task, Options(16, 8, &model));
+    ASSERT_EQ(first.measured_this_run, 16) << first.stop_reason;
+  }
+  std::set<uint64_t> before;
+  for (const database::TuningRecord& r : Records(db, s.task)) {
+    before.insert(ProgramKey(s.task.workload, r.trace_json));
+  }
+  ASSERT_EQ(before.size(), 16u);
+
+  RecordingModel model;
+  TuneSummary second = Tune(s.ctx, runner, db, s.task, Options(32, 8, &model));
+  EXPECT_EQ(second.measured_this_run, 16) << second.stop_reason;
+  // The stored records reach the model before it ranks anything.
+  ASSERT_GE(model.events.size(), 2u);
+  EXPECT_EQ(model.events[0], "update 16");
+  EXPECT_EQ(model.events[1], "predict");
+  std::set<uint64_t> stored;
+  for (size_t i = 0; i < 16; ++i) stored.insert(ir::StructuralHash(model.updated[i].scheduled));
+  EXPECT_EQ(stored, before);
+  for (size_t i = 0; i < 16; ++i) EXPECT_TRUE(std::isfinite(model.updated[i].run_secs));
+  // ... and every measured batch after that.
+  EXPECT_EQ(std::count(model.events.begin(), model.events.end(), "update 8"), 2);
+
+  std::vector<database::TuningRecord> all = Records(db, s.task);
+  ASSERT_EQ(all.size(), 32u);
+  std::set<uint64_t> keys;
+  for (const database::TuningRecord& r : all) {
+    EXPECT_TRUE(keys.insert(ProgramKey(s.task.workload, r.trace_json)).second)
+        << "a program was measured twice";
+  }
+}
+
+TEST(EvolutionarySearch, RoundsNeverReturnAKeyTwiceAndUseTheDatabaseBest) {
+  EvoSetup s = Make(2);
+  database::Database db = database::Database::InMemory();
+  HashRunner runner;
+  cost_model::RandomModel model(2);
+  Tune(s.ctx, runner, db, s.task, Options(8, 8, &model));
+
+  MeasuredSet measured = MeasuredSet::Load(db, *db.FindWorkload(s.task.workload),
+                                           s.task.target.ToString(), s.task.workload);
+  EvolutionarySearchConfig config;
+  config.population_size = 64;
+  config.init_min_unmeasured = 16;
+  EvolutionarySearch es(s.ctx, config);
+  es.PreTuning({&db, *db.FindWorkload(s.task.workload), s.task.target.ToString(), &model, &measured});
+  std::unordered_set<uint64_t> seen;
+  for (int round = 0; round < 3; ++round) {
+    std::vector<Candidate> got = es.GenerateCandidates(8);
+    EXPECT_EQ(got.size(), 8u);
+    EXPECT_EQ(es.last_round().from_database, 8);  // the 8 stored records seed the population
+    EXPECT_GT(es.last_round().mutations_ok, 0);
+    for (const Candidate& c : got) {
+      EXPECT_FALSE(measured.HasKey(c.key)) << "a measured program came back";
+      EXPECT_TRUE(seen.insert(c.key).second) << "a program came back twice";
+      EXPECT_EQ(ProgramKey(s.task.workload, c.trace_json), c.key);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace kiln::search
