@@ -14,5 +14,6 @@ void RegisterDbCommands(CLI::App& app, int* exit_code);
 void RegisterRunCommands(CLI::App& app, int* exit_code);
 void RegisterCompileCommands(CLI::App& app, int* exit_code);
 void RegisterTuneCommands(CLI::App& app, int* exit_code);
+void RegisterFarmCommands(CLI::App& app, int* exit_code);
 
 }  // namespace kiln::tools

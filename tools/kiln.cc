@@ -24,6 +24,7 @@ int main(int argc, char** argv) {
   kiln::tools::RegisterRunCommands(app, &exit_code);
   kiln::tools::RegisterCompileCommands(app, &exit_code);
   kiln::tools::RegisterTuneCommands(app, &exit_code);
+  kiln::tools::RegisterFarmCommands(app, &exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
