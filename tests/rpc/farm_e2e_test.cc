@@ -100,6 +100,31 @@ TEST(FarmE2E, AJobWithABadWorkloadOrFieldIsRefusedClearly) {
   EXPECT_NE(missing.out.find("no job 42"), std::string::npos) << missing.out;
 }
 
+TEST(FarmE2E, ACancelledJobStopsAndKeepsWhatItCommitted) {
+  TempFile workload(SmallGmmText());
+  FarmCluster farm("cancel");
+  ASSERT_TRUE(farm.StartCoordinator(kCoordinatorFlags)) << farm.Logs();
+  farm.StartWorker("--target " + kTarget);
+  auto r = RunKilnBounded("submit --detach --farm " + farm.address() + " --workload " + workload.path() +
+                              " --target " + kTarget + " --trials 200 --trials-per-iter 2" + kFast,
+                          60);
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("detached from job 1"), std::string::npos) << r.out;
+  ASSERT_TRUE(farm.WaitForRecords(2)) << farm.Logs();
+  auto c = RunKilnBounded("jobs cancel 1 --json --farm " + farm.address(), 60);
+  ASSERT_EQ(c.code, 0) << c.out;
+  auto info = nlohmann::json::parse(c.out);
+  EXPECT_EQ(info["state"], "JOB_STATE_CANCELLED") << c.out;
+  const int64_t at_cancel = farm.Records();
+  EXPECT_LT(at_cancel, 200);
+  // Nothing more is measured for it, and it stays cancelled.
+  auto watch = RunKilnBounded("jobs watch 1 --farm " + farm.address(), 60);
+  EXPECT_EQ(watch.code, 1) << watch.out;
+  EXPECT_NE(watch.out.find("job 1 cancelled"), std::string::npos) << watch.out;
+  EXPECT_EQ(farm.Records(), at_cancel);
+  EXPECT_FALSE(farm.TraceHashes().second);
+}
+
 #endif  // KILN_HAVE_RUNNER
 
 }  // namespace
