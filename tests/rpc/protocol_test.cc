@@ -183,6 +183,9 @@ TEST(ProtocolTest, ResultRoundTripEveryStatus) {
     EXPECT_EQ(d.run_secs, m.run_secs);
     EXPECT_EQ(d.verified, m.verified);
   }
+  // A message need not be UTF-8 (compiler or crash output): it survives.
+  const std::string raw("bad byte \xff\xfe and a NUL \0 inside", 30);
+  EXPECT_EQ(DecodeResult(Encode(ResultMessage{search::MeasureStatus::kBuildError, raw, {}, false})).message, raw);
   ResultMessage crash{search::MeasureStatus::kRunCrash, "SIGSEGV", {}, false};
   EXPECT_TRUE(DecodeResult(Encode(crash)).run_secs.empty());
 }
