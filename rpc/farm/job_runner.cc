@@ -70,15 +70,27 @@ std::vector<int64_t> SplitTrials(const v1::TuningJob& job) {
   std::vector<double> w(n);
   for (int i = 0; i < n; ++i) w[i] = job.workloads(i).weight() > 0 ? job.workloads(i).weight() : 1;
   const double total = std::accumulate(w.begin(), w.end(), 0.0);
-  std::vector<int64_t> out(n, 1);
-  int64_t left = job.trials() - n;  // after the one each gets
-  int64_t given = 0;
+  // Largest remainders: each gets the floor of its share (at least one),
+  // then the trials left go to the largest fractions, in workload order on ties.
+  std::vector<int64_t> out(n);
+  std::vector<double> frac(n);
   for (int i = 0; i < n; ++i) {
-    out[i] += static_cast<int64_t>(std::floor(static_cast<double>(left) * w[i] / total));
-    given += out[i] - 1;
+    const double share = static_cast<double>(job.trials()) * w[i] / total;
+    out[i] = std::max<int64_t>(1, static_cast<int64_t>(std::floor(share)));
+    frac[i] = share - std::floor(share);
   }
-  // Rounding leftovers go to the first workloads, one each.
-  for (int i = 0; given < left; i = (i + 1) % n, ++given) ++out[i];
+  std::vector<int> order(n);
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return frac[a] > frac[b]; });
+  int64_t left = job.trials() - std::accumulate(out.begin(), out.end(), int64_t{0});
+  for (int k = 0; left > 0; k = (k + 1) % n, --left) ++out[order[k]];
+  // The minimum of one may overshoot: take back from the largest.
+  while (left < 0) {
+    auto big = std::max_element(out.begin(), out.end());
+    if (*big <= 1) break;
+    --*big;
+    ++left;
+  }
   return out;
 }
 
