@@ -3,6 +3,7 @@
 #include <sqlite3.h>
 
 #include <algorithm>
+#include <ctime>
 #include <istream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -50,6 +51,17 @@ CREATE TABLE records(
   UNIQUE(workload_id, target_id, trace_hash));
 CREATE INDEX records_best ON records(workload_id, target_id, median_seconds)
   WHERE status = 'ok' AND verified = 1;
+)sql",
+      // Version 2: the farm's jobs (rpc/farm/coordinator.h), so that a
+      // restarted coordinator resumes them. `spec` is the job as the farm
+      // stores it (kiln.v1.TuningJob in Protobuf's JSON mapping); the
+      // database only keeps it.
+      R"sql(
+CREATE TABLE jobs(
+  id INTEGER PRIMARY KEY, spec TEXT NOT NULL, state TEXT NOT NULL,
+  priority INTEGER NOT NULL, pool TEXT NOT NULL, message TEXT NOT NULL,
+  created INTEGER NOT NULL, updated INTEGER NOT NULL);
+CREATE INDEX jobs_by_state ON jobs(state);
 )sql",
   };
   return m;
@@ -735,6 +747,63 @@ int64_t Database::ImportJsonLines(std::istream& in) {
     if (!header) throw DatabaseError("import: empty input, not a Kiln export");
   });
   return added;
+}
+
+namespace {
+
+JobRow ReadJobRow(sqlite3_stmt* s) {
+  JobRow j;
+  j.id = sqlite3_column_int64(s, 0);
+  j.spec = ColumnText(s, 1);
+  j.state = ColumnText(s, 2);
+  j.priority = sqlite3_column_int64(s, 3);
+  j.pool = ColumnText(s, 4);
+  j.message = ColumnText(s, 5);
+  j.created = sqlite3_column_int64(s, 6);
+  j.updated = sqlite3_column_int64(s, 7);
+  return j;
+}
+
+constexpr const char* kJobColumns = "id, spec, state, priority, pool, message, created, updated";
+
+}  // namespace
+
+int64_t Database::CreateJob(const std::string& spec, int64_t priority, const std::string& state) {
+  const int64_t now = static_cast<int64_t>(std::time(nullptr));
+  Impl::Stmt s = impl_->Prepare(
+      "INSERT INTO jobs(spec, state, priority, pool, message, created, updated) "
+      "VALUES (?, ?, ?, '', '', ?, ?)");
+  s.Bind(1, spec).Bind(2, state).Bind(3, priority).Bind(4, now).Bind(5, now);
+  s.Step();
+  return sqlite3_last_insert_rowid(impl_->db);
+}
+
+void Database::UpdateJob(int64_t id, const std::string& state, const std::string& message) {
+  Impl::Stmt s = impl_->Prepare("UPDATE jobs SET state = ?, message = ?, updated = ? WHERE id = ?");
+  s.Bind(1, state).Bind(2, message).Bind(3, static_cast<int64_t>(std::time(nullptr))).Bind(4, id);
+  s.Step();
+  if (sqlite3_changes(impl_->db) != 1) throw DatabaseError(impl_->path + ": no job " + std::to_string(id));
+}
+
+void Database::SetJobPool(int64_t id, const std::string& pool) {
+  Impl::Stmt s = impl_->Prepare("UPDATE jobs SET pool = ? WHERE id = ?");
+  s.Bind(1, pool).Bind(2, id);
+  s.Step();
+  if (sqlite3_changes(impl_->db) != 1) throw DatabaseError(impl_->path + ": no job " + std::to_string(id));
+}
+
+std::optional<JobRow> Database::Job(int64_t id) const {
+  Impl::Stmt s = impl_->Prepare(std::string("SELECT ") + kJobColumns + " FROM jobs WHERE id = ?");
+  s.Bind(1, id);
+  if (!s.Step()) return std::nullopt;
+  return ReadJobRow(s.get());
+}
+
+std::vector<JobRow> Database::Jobs() const {
+  Impl::Stmt s = impl_->Prepare(std::string("SELECT ") + kJobColumns + " FROM jobs ORDER BY id");
+  std::vector<JobRow> out;
+  while (s.Step()) out.push_back(ReadJobRow(s.get()));
+  return out;
 }
 
 std::string Database::IntegrityCheck() const {

@@ -29,7 +29,7 @@ class DatabaseError : public std::runtime_error {
 
 // The schema version this binary writes; older files are migrated on open
 // (read-write), newer ones are refused.
-inline constexpr int kSchemaVersion = 1;
+inline constexpr int kSchemaVersion = 2;
 
 using WorkloadId = int64_t;
 
@@ -41,6 +41,20 @@ struct MissReason {
   int64_t usable_this_target = 0;    // status ok and verified
   std::vector<std::string> other_targets;  // targets that do have records
   std::string Explain() const;       // one sentence
+};
+
+// A farm job as the database keeps it (the table of schema version 2). The
+// farm (rpc/farm/) gives `spec` and `state` their meaning; the database
+// stores them so that a restarted coordinator resumes its jobs.
+struct JobRow {
+  int64_t id = 0;
+  std::string spec;
+  std::string state;
+  int64_t priority = 0;
+  std::string pool;  // the device pool the job measures on; empty until bound
+  std::string message;
+  int64_t created = 0;  // seconds since the Unix epoch
+  int64_t updated = 0;
 };
 
 struct DatabaseStats {
@@ -124,6 +138,14 @@ class Database {
   int64_t ImportJsonLines(std::istream& in);
 
   std::string IntegrityCheck() const;  // "ok" or SQLite's report
+
+  // Farm jobs (JobRow). Update and SetJobPool throw DatabaseError for an
+  // unknown id.
+  int64_t CreateJob(const std::string& spec, int64_t priority, const std::string& state);
+  void UpdateJob(int64_t id, const std::string& state, const std::string& message);
+  void SetJobPool(int64_t id, const std::string& pool);
+  std::optional<JobRow> Job(int64_t id) const;
+  std::vector<JobRow> Jobs() const;  // by id
 
  private:
   struct Impl;

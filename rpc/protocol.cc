@@ -9,89 +9,51 @@
 
 #include <fmt/format.h>
 
+#include "kiln/v1/runner.pb.h"
+#include "rpc/proto_convert.h"
+
 namespace kiln::rpc {
 namespace {
 
-class Writer {
- public:
-  void U8(uint8_t v) { out_.push_back(static_cast<char>(v)); }
-  void U32(uint32_t v) { Raw(&v, 4); }
-  void U64(uint64_t v) { Raw(&v, 8); }
-  void I64(int64_t v) { Raw(&v, 8); }
-  void F64(double v) { Raw(&v, 8); }
-  void Str(std::string_view s) {
-    U64(s.size());
-    out_.append(s);
-  }
-  std::string Take() { return std::move(out_); }
+// The value of every payload's `end` field (rpc/protocol.h).
+constexpr uint32_t kEndMarker = 0x444e454b;  // "KEND"
 
- private:
-  // The wire is little-endian; every supported host is too.
-  void Raw(const void* p, size_t n) { out_.append(static_cast<const char*>(p), n); }
-  std::string out_;
-};
-
-class Reader {
- public:
-  Reader(std::string_view data, const char* what) : data_(data), what_(what) {}
-  uint8_t U8() { return Scalar<uint8_t>(); }
-  uint32_t U32() { return Scalar<uint32_t>(); }
-  uint64_t U64() { return Scalar<uint64_t>(); }
-  int64_t I64() { return Scalar<int64_t>(); }
-  double F64() { return Scalar<double>(); }
-  std::string Str() {
-    uint64_t n = U64();
-    if (n > data_.size() - pos_) Fail("string of " + std::to_string(n) + " bytes overruns the payload");
-    std::string s(data_.substr(pos_, n));
-    pos_ += n;
-    return s;
-  }
-  // A count of items each at least min_item_bytes long, checked against what is left.
-  uint64_t Count(uint64_t max, size_t min_item_bytes, const char* item) {
-    uint64_t n = U64();
-    if (n > max) Fail(std::string("too many ") + item + ": " + std::to_string(n));
-    if (n * min_item_bytes > data_.size() - pos_) {
-      Fail(std::to_string(n) + " " + item + " overrun the payload");
-    }
-    return n;
-  }
-  void ExpectEnd() {
-    if (pos_ != data_.size()) Fail(std::to_string(data_.size() - pos_) + " trailing bytes");
-  }
-  [[noreturn]] void Fail(const std::string& why) {
-    throw ProtocolError(std::string("bad ") + what_ + " message: " + why);
-  }
-
- private:
-  template <typename T>
-  T Scalar() {
-    T v;
-    Raw(&v, sizeof(T));
-    return v;
-  }
-  void Raw(void* p, size_t n) {
-    if (n > data_.size() - pos_) Fail("truncated");
-    std::memcpy(p, data_.data() + pos_, n);
-    pos_ += n;
-  }
-  std::string_view data_;
-  const char* what_;
-  size_t pos_ = 0;
-};
-
-void WriteObject(Writer& w, const codegen::ObjectCode& o) {
-  w.Str(o.symbol);
-  w.Str(o.object);
-  w.Str(o.target);
+[[noreturn]] void Fail(const char* what, const std::string& why) {
+  throw ProtocolError(std::string("bad ") + what + " message: " + why);
 }
 
-codegen::ObjectCode ReadObject(Reader& r) {
-  codegen::ObjectCode o;
-  o.symbol = r.Str();
-  o.object = r.Str();
-  o.target = r.Str();
-  if (o.symbol.empty()) r.Fail("object without an entry symbol");
-  if (o.object.empty()) r.Fail("empty object");
+std::string Serialize(const google::protobuf::Message& m) {
+  std::string out;
+  if (!m.SerializeToString(&out)) throw ProtocolError(std::string("cannot encode ") + m.GetTypeName());
+  return out;
+}
+
+// Parses a payload strictly: it must parse, carry no field this build does
+// not know, and end with the end marker.
+template <typename Proto>
+Proto Parse(std::string_view payload, const char* what) {
+  Proto m;
+  if (payload.size() > kMaxFrameBytes ||
+      !m.ParseFromArray(payload.data(), static_cast<int>(payload.size()))) {
+    Fail(what, "truncated or corrupt (not a " + m.GetTypeName() + ")");
+  }
+  if (!m.GetReflection()->GetUnknownFields(m).empty()) {
+    Fail(what, "unknown fields (trailing bytes, or a peer from another build)");
+  }
+  if (m.end() != kEndMarker) Fail(what, "truncated (no end marker)");
+  return m;
+}
+
+void WriteObject(const codegen::ObjectCode& o, v1::RunnerObject* out) {
+  out->set_symbol(o.symbol);
+  out->set_object(o.object);
+  out->set_target(o.target);
+}
+
+codegen::ObjectCode ReadObject(const v1::RunnerObject& in, const char* what) {
+  codegen::ObjectCode o{in.symbol(), in.object(), in.target()};
+  if (o.symbol.empty()) Fail(what, "object without an entry symbol");
+  if (o.object.empty()) Fail(what, "empty object");
   return o;
 }
 
@@ -187,80 +149,82 @@ std::optional<Message> FrameBuffer::Pop() {
 }
 
 std::string Encode(const WorkloadMessage& m) {
-  Writer w;
-  w.I64(m.num_threads);
-  w.U64(m.input_seed);
-  w.I64(m.timing.number);
-  w.I64(m.timing.repeat);
-  w.F64(m.timing.min_repeat_ms);
-  w.U8(m.timing.flush_cache ? 1 : 0);
-  w.U64(m.args.size());
+  v1::RunnerWorkload p;
+  p.set_num_threads(m.num_threads);
+  p.set_input_seed(m.input_seed);
+  v1::TimingConfig* t = p.mutable_timing();
+  t->set_number(m.timing.number);
+  t->set_repeat(m.timing.repeat);
+  t->set_min_repeat_ms(m.timing.min_repeat_ms);
+  t->set_flush_cache(m.timing.flush_cache);
   for (const ArgSpec& a : m.args) {
-    w.Str(a.name);
-    w.Str(a.dtype.str());
-    w.U64(a.shape.size());
-    for (int64_t e : a.shape) w.I64(e);
+    v1::RunnerArg* pa = p.add_args();
+    pa->set_name(a.name);
+    pa->set_dtype(a.dtype.str());
+    for (int64_t e : a.shape) pa->add_shape(e);
   }
-  WriteObject(w, m.reference);
-  w.U64(m.expected.size());
-  for (const std::string& e : m.expected) w.Str(e);
-  return w.Take();
+  WriteObject(m.reference, p.mutable_reference());
+  for (const std::string& e : m.expected) p.add_expected(e);
+  p.set_end(kEndMarker);
+  return Serialize(p);
 }
 
 WorkloadMessage DecodeWorkload(std::string_view payload) {
-  Reader r(payload, "workload");
+  constexpr const char* kWhat = "workload";
+  const auto p = Parse<v1::RunnerWorkload>(payload, kWhat);
   WorkloadMessage m;
-  int64_t threads = r.I64();
-  if (threads < 0 || threads > 1 << 16) r.Fail("thread count " + std::to_string(threads));
-  m.num_threads = static_cast<int32_t>(threads);
-  m.input_seed = r.U64();
-  int64_t number = r.I64();
-  int64_t repeat = r.I64();
-  if (number < 1 || number > (int64_t{1} << 30)) r.Fail("number " + std::to_string(number));
-  if (repeat < 1 || repeat > (1 << 20)) r.Fail("repeat " + std::to_string(repeat));
-  m.timing.number = static_cast<int>(number);
-  m.timing.repeat = static_cast<int>(repeat);
-  m.timing.min_repeat_ms = r.F64();
+  if (p.num_threads() < 0 || p.num_threads() > 1 << 16) {
+    Fail(kWhat, "thread count " + std::to_string(p.num_threads()));
+  }
+  m.num_threads = p.num_threads();
+  m.input_seed = p.input_seed();
+  const v1::TimingConfig& t = p.timing();
+  if (t.number() < 1 || t.number() > (1 << 30)) Fail(kWhat, "number " + std::to_string(t.number()));
+  if (t.repeat() < 1 || t.repeat() > (1 << 20)) Fail(kWhat, "repeat " + std::to_string(t.repeat()));
+  m.timing.number = t.number();
+  m.timing.repeat = t.repeat();
+  m.timing.min_repeat_ms = t.min_repeat_ms();
   if (!std::isfinite(m.timing.min_repeat_ms) || m.timing.min_repeat_ms < 0 ||
       m.timing.min_repeat_ms > 1e7) {
-    r.Fail("min_repeat_ms " + std::to_string(m.timing.min_repeat_ms));
+    Fail(kWhat, "min_repeat_ms " + std::to_string(m.timing.min_repeat_ms));
   }
-  uint8_t flush = r.U8();
-  if (flush > 1) r.Fail("flush flag " + std::to_string(flush));
-  m.timing.flush_cache = flush == 1;
-  uint64_t nargs = r.Count(kMaxArgs, 24, "arguments");
-  for (uint64_t i = 0; i < nargs; ++i) {
+  m.timing.flush_cache = t.flush_cache();
+  if (static_cast<size_t>(p.args_size()) > kMaxArgs) {
+    Fail(kWhat, "too many arguments: " + std::to_string(p.args_size()));
+  }
+  for (int i = 0; i < p.args_size(); ++i) {
+    const v1::RunnerArg& pa = p.args(i);
     ArgSpec a;
-    a.name = r.Str();
-    std::string dtype = r.Str();
-    if (!ir::DataType::Parse(dtype, &a.dtype) || !a.dtype.is_scalar() || a.dtype.is_handle()) {
-      r.Fail("argument " + std::to_string(i) + " has bad dtype '" + dtype + "'");
+    a.name = pa.name();
+    if (!ir::DataType::Parse(pa.dtype(), &a.dtype) || !a.dtype.is_scalar() || a.dtype.is_handle()) {
+      Fail(kWhat, "argument " + std::to_string(i) + " has bad dtype '" + pa.dtype() + "'");
     }
-    uint64_t ndim = r.Count(kMaxDims, 8, "dimensions");
+    if (static_cast<size_t>(pa.shape_size()) > kMaxDims) {
+      Fail(kWhat, "argument " + std::to_string(i) + " has too many dimensions: " +
+                      std::to_string(pa.shape_size()));
+    }
     int64_t bytes = a.dtype.bytes();
-    for (uint64_t d = 0; d < ndim; ++d) {
-      int64_t e = r.I64();
-      if (e < 0) r.Fail("argument " + std::to_string(i) + " has negative extent");
-      if (e > 0 && bytes > kMaxArgBytes / e) r.Fail("argument " + std::to_string(i) + " is too large");
+    for (int64_t e : pa.shape()) {
+      if (e < 0) Fail(kWhat, "argument " + std::to_string(i) + " has negative extent");
+      if (e > 0 && bytes > kMaxArgBytes / e) Fail(kWhat, "argument " + std::to_string(i) + " is too large");
       bytes *= e == 0 ? 1 : e;
       a.shape.push_back(e);
     }
     m.args.push_back(std::move(a));
   }
-  m.reference = ReadObject(r);
-  uint64_t nexpected = r.Count(kMaxArgs, 8, "reference outputs");
-  if (nexpected != 0 && nexpected != m.args.size()) {
-    r.Fail(std::to_string(nexpected) + " reference outputs for " + std::to_string(m.args.size()) +
-           " arguments");
+  m.reference = ReadObject(p.reference(), kWhat);
+  if (p.expected_size() != 0 && static_cast<size_t>(p.expected_size()) != m.args.size()) {
+    Fail(kWhat, std::to_string(p.expected_size()) + " reference outputs for " +
+                    std::to_string(m.args.size()) + " arguments");
   }
-  for (uint64_t i = 0; i < nexpected; ++i) {
-    m.expected.push_back(r.Str());
+  for (int i = 0; i < p.expected_size(); ++i) {
+    m.expected.push_back(p.expected(i));
     if (static_cast<int64_t>(m.expected.back().size()) != ArgBytes(m.args[i])) {
-      r.Fail("reference output " + std::to_string(i) + " has " + std::to_string(m.expected.back().size()) +
-             " bytes, its argument " + std::to_string(ArgBytes(m.args[i])));
+      Fail(kWhat, "reference output " + std::to_string(i) + " has " +
+                      std::to_string(m.expected.back().size()) + " bytes, its argument " +
+                      std::to_string(ArgBytes(m.args[i])));
     }
   }
-  r.ExpectEnd();
   return m;
 }
 
@@ -271,71 +235,70 @@ int64_t ArgBytes(const ArgSpec& a) {
 }
 
 std::string Encode(const WorkloadReadyMessage& m) {
-  Writer w;
-  w.U64(m.expected.size());
-  for (const std::string& e : m.expected) w.Str(e);
-  return w.Take();
+  v1::RunnerWorkloadReady p;
+  for (const std::string& e : m.expected) p.add_expected(e);
+  p.set_end(kEndMarker);
+  return Serialize(p);
 }
 
 WorkloadReadyMessage DecodeWorkloadReady(std::string_view payload) {
-  Reader r(payload, "workload-ready");
+  constexpr const char* kWhat = "workload-ready";
+  const auto p = Parse<v1::RunnerWorkloadReady>(payload, kWhat);
+  if (static_cast<size_t>(p.expected_size()) > kMaxArgs) {
+    Fail(kWhat, "too many reference outputs: " + std::to_string(p.expected_size()));
+  }
   WorkloadReadyMessage m;
-  uint64_t n = r.Count(kMaxArgs, 8, "reference outputs");
-  for (uint64_t i = 0; i < n; ++i) m.expected.push_back(r.Str());
-  r.ExpectEnd();
+  m.expected.assign(p.expected().begin(), p.expected().end());
   return m;
 }
 
 std::string Encode(const CandidateMessage& m) {
-  Writer w;
-  w.U32(m.index);
-  WriteObject(w, m.code);
-  w.U8(static_cast<uint8_t>(m.fault));
-  return w.Take();
+  v1::RunnerCandidate p;
+  p.set_index(m.index);
+  WriteObject(m.code, p.mutable_code());
+  p.set_fault(static_cast<uint32_t>(m.fault));
+  p.set_end(kEndMarker);
+  return Serialize(p);
 }
 
 CandidateMessage DecodeCandidate(std::string_view payload) {
-  Reader r(payload, "candidate");
+  constexpr const char* kWhat = "candidate";
+  const auto p = Parse<v1::RunnerCandidate>(payload, kWhat);
   CandidateMessage m;
-  m.index = r.U32();
-  m.code = ReadObject(r);
-  uint8_t fault = r.U8();
-  if (fault > kMaxTestFault) r.Fail("unknown fault " + std::to_string(fault));
-  m.fault = static_cast<TestFault>(fault);
-  r.ExpectEnd();
+  m.index = p.index();
+  m.code = ReadObject(p.code(), kWhat);
+  if (p.fault() > kMaxTestFault) Fail(kWhat, "unknown fault " + std::to_string(p.fault()));
+  m.fault = static_cast<TestFault>(p.fault());
   return m;
 }
 
 std::string Encode(const ResultMessage& m) {
-  Writer w;
-  w.U8(static_cast<uint8_t>(m.status));
-  w.Str(m.message);
-  w.U64(m.run_secs.size());
-  for (double s : m.run_secs) w.F64(s);
-  w.U8(m.verified ? 1 : 0);
-  return w.Take();
+  v1::RunnerResult p;
+  p.set_status(ToProto(m.status));
+  p.set_message(m.message);
+  for (double s : m.run_secs) p.add_run_seconds(s);
+  p.set_verified(m.verified);
+  p.set_end(kEndMarker);
+  return Serialize(p);
 }
 
 ResultMessage DecodeResult(std::string_view payload) {
-  Reader r(payload, "result");
+  constexpr const char* kWhat = "result";
+  const auto p = Parse<v1::RunnerResult>(payload, kWhat);
   ResultMessage m;
-  uint8_t status = r.U8();
-  if (status > static_cast<uint8_t>(search::MeasureStatus::kInfraError)) {
-    r.Fail("unknown status " + std::to_string(status));
+  try {
+    m.status = FromProto(p.status());
+  } catch (const std::invalid_argument& e) {
+    Fail(kWhat, e.what());
   }
-  m.status = static_cast<search::MeasureStatus>(status);
-  m.message = r.Str();
-  uint64_t n = r.Count(1u << 20, 8, "repeat times");
-  for (uint64_t i = 0; i < n; ++i) {
-    double s = r.F64();
-    if (!std::isfinite(s) || s < 0) r.Fail("repeat time " + std::to_string(s));
+  m.message = p.message();
+  if (p.run_seconds_size() > (1 << 20)) Fail(kWhat, "too many repeat times: " + std::to_string(p.run_seconds_size()));
+  for (double s : p.run_seconds()) {
+    if (!std::isfinite(s) || s < 0) Fail(kWhat, "repeat time " + std::to_string(s));
     m.run_secs.push_back(s);
   }
-  uint8_t verified = r.U8();
-  if (verified > 1) r.Fail("verified flag " + std::to_string(verified));
-  m.verified = verified == 1;
-  if (m.status == search::MeasureStatus::kOk && m.run_secs.empty()) r.Fail("ok without times");
-  r.ExpectEnd();
+  m.verified = p.verified();
+  if (m.status == search::MeasureStatus::kOk && m.run_secs.empty()) Fail(kWhat, "ok without times");
   return m;
 }
 

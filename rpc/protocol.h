@@ -1,9 +1,11 @@
-// The parent <-> kiln-runner wire protocol: frames of [u32 magic][u32 version]
-// [u32 type][u32 length][payload] over a socket, payloads in a small
-// little-endian binary encoding. The magic and version in every frame catch a
-// stale kiln-runner (KILN_RUNNER pointing at an older build) on its first reply.
-// Everything read is validated (sizes, counts, enum values); a bad frame or
-// payload throws ProtocolError, which the parent turns into an infra_error.
+// The parent <-> kiln-runner wire protocol: length-prefixed frames of
+// [u32 magic][u32 version][u32 type][u32 length][payload] over a socket, each
+// payload a kiln.v1 Runner* message (proto/kiln/v1/runner.proto). The magic
+// and version in every frame catch a stale kiln-runner (KILN_RUNNER pointing
+// at an older build) on its first reply. Everything read is validated
+// (frame size, Protobuf parse, unknown fields, the end marker, sizes, counts,
+// enum values); a bad frame or payload throws ProtocolError, which the parent
+// turns into an infra_error.
 #pragma once
 
 #include <cstdint>
@@ -38,7 +40,7 @@ enum class MessageType : uint32_t {
 constexpr uint32_t kMaxFrameBytes = 1u << 30;
 constexpr uint32_t kFrameMagic = 0x524e4c4b;  // "KLNR" on the wire (little-endian)
 // Bumped whenever a frame or payload layout changes.
-constexpr uint32_t kProtocolVersion = 2;
+constexpr uint32_t kProtocolVersion = 3;
 constexpr size_t kFrameHeaderBytes = 16;
 
 struct Message {

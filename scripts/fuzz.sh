@@ -2,7 +2,9 @@
 # Builds the fuzz targets with clang + ASan/UBSan in build-fuzz and runs the
 # parser fuzzer for FUZZ_SECONDS (default 60), the trace fuzzer for
 # TRACE_FUZZ_SECONDS (default 30) and the runner wire protocol fuzzer for
-# PROTOCOL_FUZZ_SECONDS (default 30). Exits non-zero when the fuzzer finds a
+# PROTOCOL_FUZZ_SECONDS (default 30), and the farm coordinator's wire
+# fuzzers (worker messages, job submissions, other requests) for
+# FARM_FUZZ_SECONDS each (default 10). Exits non-zero when the fuzzer finds a
 # crash, a sanitizer report or a print/parse mismatch.
 set -euo pipefail
 
@@ -15,7 +17,8 @@ launcher=()
 if command -v ccache >/dev/null; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
 CC=clang-14 CXX=clang++-14 cmake -S "$root" -B "$build" -G Ninja -DKILN_FUZZ=ON \
   -DKILN_BUILD_BENCH=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo "${launcher[@]}" >/dev/null
-ninja -C "$build" -j"$jobs" parser_fuzz trace_fuzz protocol_fuzz
+ninja -C "$build" -j"$jobs" parser_fuzz trace_fuzz protocol_fuzz farm_worker_fuzz farm_submit_fuzz \
+  farm_request_fuzz
 
 # run_target NAME SECONDS DICT SEED_DIR... : fuzz one target from a seeded corpus.
 run_target() {
@@ -39,3 +42,6 @@ run_target parser "$seconds" "$root/fuzz/parser_fuzz.dict" "$root/tests/data/tvm
   "$root/configs/workloads"
 run_target trace "${TRACE_FUZZ_SECONDS:-30}" "" "$root/tests/data/traces"
 run_target protocol "${PROTOCOL_FUZZ_SECONDS:-30}" "$root/fuzz/protocol_fuzz.dict"
+run_target farm_worker "${FARM_FUZZ_SECONDS:-10}" ""
+run_target farm_submit "${FARM_FUZZ_SECONDS:-10}" ""
+run_target farm_request "${FARM_FUZZ_SECONDS:-10}" ""

@@ -16,5 +16,6 @@ void RegisterCompileCommands(CLI::App& app, int* exit_code);
 void RegisterTuneCommands(CLI::App& app, int* exit_code);
 void RegisterTargetCommands(CLI::App& app, int* exit_code);
 void RegisterModelCommands(CLI::App& app, int* exit_code);
+void RegisterFarmCommands(CLI::App& app, int* exit_code);
 
 }  // namespace kiln::tools

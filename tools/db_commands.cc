@@ -1,15 +1,21 @@
 // kiln query and kiln db stats|top|export|import|prune|merge: the tuning
 // database from the command line. `query` exits 0 on a hit and 3 on a miss,
 // and says why it missed.
+#include <grpcpp/grpcpp.h>
+
 #include <algorithm>
+#include <chrono>
 #include <fstream>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "database/database.h"
 #include "database/record_json.h"
+#include "ir/printer.h"
 #include "ir/structural_hash.h"
+#include "kiln/v1/farm.grpc.pb.h"
 #include "search/target_lookup.h"
 #include "tools/commands.h"
 #include "tools/target_spec.h"
@@ -39,16 +45,68 @@ Database OpenExisting(const std::string& path, Database::Mode mode) {
   return Database::Open(path, mode);
 }
 
-int Query(const std::string& db_path, const std::string& workload, const std::string& target_spec,
-          const std::string& match, bool as_json, bool why) {
-  const search::TargetMatch mode = search::ParseTargetMatch(match);
+// The best record and the miss explanation, from a database file or from a
+// farm coordinator's database (the same lookups, run there).
+struct QueryAnswer {
+  std::optional<database::TuningRecord> best;
+  database::MissReason miss;
+  std::string record_target;  // the stored target the record was measured for
+  bool exact = true;
+  std::string note;                  // compatible match: where the record came from
+  std::vector<std::string> refused;  // compatible match: targets refused, with why
+};
+
+QueryAnswer LookUpLocal(const std::string& db_path, const ir::PrimFunc& func,
+                        const ir::Target& target, search::TargetMatch match) {
   Database db = OpenExisting(db_path, Database::Mode::kReadOnly);
+  auto id = db.FindWorkload(func);
+  search::TargetLookup found = search::FindBestRecord(db, id.value_or(0), target, match);
+  return {std::move(found.record), std::move(found.miss), std::move(found.record_target),
+          found.exact, std::move(found.note), std::move(found.refused)};
+}
+
+QueryAnswer LookUpFarm(const std::string& farm, const ResolvedWorkload& w, const std::string& target) {
+  auto stub = v1::FarmService::NewStub(grpc::CreateChannel(farm, grpc::InsecureChannelCredentials()));
+  v1::QueryRequest req;
+  req.mutable_workload()->set_text(ir::ToText(w.func));
+  req.mutable_workload()->set_structural_hash(ir::StructuralHashHex(w.func));
+  req.mutable_workload()->set_name(w.label);
+  req.mutable_target()->set_spec(target);
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(60));
+  v1::QueryResponse resp;
+  grpc::Status s = stub->Query(&context, req, &resp);
+  if (!s.ok()) throw std::runtime_error("farm " + farm + ": " + s.error_message());
+  QueryAnswer a;
+  if (resp.hit()) {
+    const json record = json::parse(resp.record_json());
+    a.best = database::RecordFromJson(record);
+    // Filled by the database, so RecordFromJson leaves them out.
+    a.best->workload_hash = record.at("workload_hash").get<std::string>();
+    a.best->trace_hash = record.at("trace_hash").get<std::string>();
+    a.best->median_seconds = record.at("median_seconds").get<double>();
+    a.record_target = a.best->target;
+  }
+  a.miss.workload_known = resp.workload_known();
+  a.miss.records_any_target = resp.records_any_target();
+  a.miss.records_this_target = resp.records_this_target();
+  a.miss.usable_this_target = resp.usable_this_target();
+  a.miss.other_targets.assign(resp.other_targets().begin(), resp.other_targets().end());
+  return a;
+}
+
+int Query(const std::string& db_path, const std::string& farm, const std::string& workload,
+          const std::string& target_spec, const std::string& match, bool as_json, bool why) {
+  if (db_path.empty() == farm.empty()) throw std::runtime_error("give exactly one of --db and --farm");
+  const search::TargetMatch mode = search::ParseTargetMatch(match);
+  if (!farm.empty() && mode != search::TargetMatch::kExact)
+    throw std::runtime_error("--match compatible is answered from a database file (--db) only");
   const ir::Target asking = ResolveTargetFlag(target_spec);
   const std::string target = asking.ToString();
   ResolvedWorkload w = ResolveWorkload(workload);
-  auto id = db.FindWorkload(w.func);
-  const search::TargetLookup found = search::FindBestRecord(db, id.value_or(0), asking, mode);
-  const auto& best = found.record;
+  const QueryAnswer found =
+      farm.empty() ? LookUpLocal(db_path, w.func, asking, mode) : LookUpFarm(farm, w, target);
+  const std::optional<database::TuningRecord>& best = found.best;
   const database::MissReason& miss = found.miss;
   if (as_json) {
     json out = {{"workload", w.label},
@@ -115,13 +173,14 @@ void AddDb(CLI::App* cmd, std::string& db) {
 
 void RegisterDbCommands(CLI::App& app, int* exit_code) {
   struct QueryArgs {
-    std::string db, workload, target, match = "exact";
+    std::string db, farm, workload, target, match = "exact";
     bool json = false, why = false;
   };
   auto q = std::make_shared<QueryArgs>();
   auto* query = app.add_subcommand(
       "query", "Look up the best tuned record for a workload and target (exit 0 hit, 3 miss)");
-  AddDb(query, q->db);
+  query->add_option("--db", q->db, "Tuning database file");
+  query->add_option("--farm", q->farm, "Or a farm coordinator HOST:PORT (its database)");
   query->add_option("--workload", q->workload, "Suite name (GMM, GMM:3) or a text file")->required();
   query->add_option("--target", q->target, "Target string, e.g. 'llvm -mcpu=skylake-avx512'")
       ->required();
@@ -133,7 +192,9 @@ void RegisterDbCommands(CLI::App& app, int* exit_code) {
   query->add_flag("--json", q->json, "Print JSON");
   query->add_flag("--why", q->why, "Explain the answer with record counts");
   query->callback([=] {
-    Guard(exit_code, [&] { *exit_code = Query(q->db, q->workload, q->target, q->match, q->json, q->why); });
+    Guard(exit_code, [&] {
+      *exit_code = Query(q->db, q->farm, q->workload, q->target, q->match, q->json, q->why);
+    });
   });
 
   auto* db = app.add_subcommand("db", "Inspect and maintain a tuning database");

@@ -26,6 +26,7 @@ int main(int argc, char** argv) {
   kiln::tools::RegisterTuneCommands(app, &exit_code);
   kiln::tools::RegisterTargetCommands(app, &exit_code);
   kiln::tools::RegisterModelCommands(app, &exit_code);
+  kiln::tools::RegisterFarmCommands(app, &exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

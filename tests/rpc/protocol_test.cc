@@ -3,6 +3,8 @@
 // (never a crash, never a silently accepted value).
 #include "rpc/protocol.h"
 
+#include "kiln/v1/runner.pb.h"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <sys/socket.h>
@@ -56,7 +58,16 @@ void ExpectProtocolError(const std::function<void()>& f, const std::string& frag
 }
 
 void PutU32(std::string* s, size_t at, uint32_t v) { std::memcpy(s->data() + at, &v, 4); }
-void PutU64(std::string* s, size_t at, uint64_t v) { std::memcpy(s->data() + at, &v, 8); }
+
+// Parses an encoded payload as its kiln.v1 message, lets `edit` change it and
+// serializes it again: bad values reach the decoder with a valid framing.
+template <typename Proto, typename Edit>
+std::string Edited(const std::string& payload, Edit edit) {
+  Proto p;
+  EXPECT_TRUE(p.ParseFromString(payload));
+  edit(p);
+  return p.SerializeAsString();
+}
 
 TEST(ProtocolTest, WorkloadRoundTrip) {
   WorkloadMessage m = SomeWorkload();
@@ -137,8 +148,11 @@ TEST(ProtocolTest, WorkloadReadyRoundTrip) {
   for (size_t n = 0; n < wire.size(); n += 89) {
     EXPECT_THROW(DecodeWorkloadReady(wire.substr(0, n)), ProtocolError) << n;
   }
-  ExpectProtocolError([&] { DecodeWorkloadReady(wire + "z"); }, "1 trailing bytes");
-  ExpectProtocolError([] { DecodeWorkloadReady(std::string(8, '\xff')); }, "too many reference outputs");
+  ExpectProtocolError([&] { DecodeWorkloadReady(wire + "z"); }, "truncated or corrupt");
+  const std::string too_many = Edited<v1::RunnerWorkloadReady>(wire, [](auto& p) {
+    while (p.expected_size() <= static_cast<int>(kMaxArgs)) p.add_expected("");
+  });
+  ExpectProtocolError([&] { DecodeWorkloadReady(too_many); }, "too many reference outputs");
 }
 
 TEST(ProtocolTest, CandidateRoundTripEveryFault) {
@@ -169,6 +183,9 @@ TEST(ProtocolTest, ResultRoundTripEveryStatus) {
     EXPECT_EQ(d.run_secs, m.run_secs);
     EXPECT_EQ(d.verified, m.verified);
   }
+  // A message need not be UTF-8 (compiler or crash output): it survives.
+  const std::string raw("bad byte \xff\xfe and a NUL \0 inside", 30);
+  EXPECT_EQ(DecodeResult(Encode(ResultMessage{search::MeasureStatus::kBuildError, raw, {}, false})).message, raw);
   ResultMessage crash{search::MeasureStatus::kRunCrash, "SIGSEGV", {}, false};
   EXPECT_TRUE(DecodeResult(Encode(crash)).run_secs.empty());
 }
@@ -313,40 +330,48 @@ TEST(ProtocolTest, RejectsEveryTruncationOfEveryMessage) {
   ExpectProtocolError([&] { DecodeWorkload(workload.substr(0, 3)); }, "bad workload message: truncated");
 }
 
-TEST(ProtocolTest, RejectsTrailingBytes) {
-  ExpectProtocolError([] { DecodeWorkload(Encode(SomeWorkload()) + "z"); }, "1 trailing bytes");
+// Protobuf would skip a field it does not know; the decoder refuses it (bytes
+// after the message, or a peer built from another schema).
+TEST(ProtocolTest, RejectsTrailingBytesAndUnknownFields) {
+  // Field 14, varint 1: a well-formed field no runner message has.
+  const std::string unknown_field("\x70\x01", 2);
+  ExpectProtocolError([&] { DecodeWorkload(Encode(SomeWorkload()) + unknown_field); }, "unknown fields");
   CandidateMessage c;
   c.code = SomeObject("k");
-  ExpectProtocolError([&] { DecodeCandidate(Encode(c) + "zz"); }, "2 trailing bytes");
+  ExpectProtocolError([&] { DecodeCandidate(Encode(c) + unknown_field); }, "bad candidate message: unknown fields");
+  // A lone byte is a field tag without its value.
   ExpectProtocolError(
       [] { DecodeResult(Encode(ResultMessage{search::MeasureStatus::kTimeout, "t", {}, false}) + "z"); },
-      "bad result message: 1 trailing bytes");
+      "bad result message: truncated or corrupt");
+  // Another message type's payload lacks this one's shape or its end marker.
+  ExpectProtocolError([&] { DecodeWorkload(Encode(c)); }, "bad workload message");
 }
 
-// Offsets into an encoded SomeWorkload(): num_threads 0, seed 8, number 16,
-// repeat 24, min_repeat_ms 32, flush 40, argument count 41, first argument 49.
+TEST(ProtocolTest, RejectsAPayloadWithoutTheEndMarker) {
+  const std::string w = Edited<v1::RunnerWorkload>(Encode(SomeWorkload()), [](auto& p) { p.clear_end(); });
+  ExpectProtocolError([&] { DecodeWorkload(w); }, "bad workload message: truncated (no end marker)");
+  ExpectProtocolError([] { DecodeWorkloadReady(""); }, "no end marker");
+}
+
 TEST(ProtocolTest, RejectsBadWorkloadValues) {
   const std::string good = Encode(SomeWorkload());
-  auto with_u64 = [&](size_t at, uint64_t v) {
-    std::string w = good;
-    PutU64(&w, at, v);
-    return w;
-  };
-  ExpectProtocolError([&] { DecodeWorkload(with_u64(0, static_cast<uint64_t>(-1))); }, "thread count -1");
-  ExpectProtocolError([&] { DecodeWorkload(with_u64(16, 0)); }, "number 0");
-  ExpectProtocolError([&] { DecodeWorkload(with_u64(24, 0)); }, "repeat 0");
-  double nan = std::nan("");
-  uint64_t nan_bits;
-  std::memcpy(&nan_bits, &nan, 8);
-  ExpectProtocolError([&] { DecodeWorkload(with_u64(32, nan_bits)); }, "min_repeat_ms");
-  std::string w = good;
-  w[40] = 2;
-  ExpectProtocolError([&] { DecodeWorkload(w); }, "flush flag 2");
-  ExpectProtocolError([&] { DecodeWorkload(with_u64(41, kMaxArgs + 1)); }, "too many arguments");
-  // A count within the limit but more than the payload could hold.
-  ExpectProtocolError([&] { DecodeWorkload(with_u64(41, 1000)); }, "overrun the payload");
-  // The first argument's name length (8 bytes at 49) claims more than is left.
-  ExpectProtocolError([&] { DecodeWorkload(with_u64(49, uint64_t{1} << 62)); }, "overruns the payload");
+  auto edited = [&](auto edit) { return Edited<v1::RunnerWorkload>(good, edit); };
+  ExpectProtocolError([&] { DecodeWorkload(edited([](auto& p) { p.set_num_threads(-1); })); },
+                      "thread count -1");
+  ExpectProtocolError([&] { DecodeWorkload(edited([](auto& p) { p.mutable_timing()->set_number(0); })); },
+                      "number 0");
+  ExpectProtocolError([&] { DecodeWorkload(edited([](auto& p) { p.mutable_timing()->set_repeat(0); })); },
+                      "repeat 0");
+  ExpectProtocolError(
+      [&] { DecodeWorkload(edited([](auto& p) { p.mutable_timing()->set_min_repeat_ms(std::nan("")); })); },
+      "min_repeat_ms");
+  ExpectProtocolError([&] {
+    DecodeWorkload(edited([](auto& p) {
+      while (p.args_size() <= static_cast<int>(kMaxArgs)) *p.add_args() = p.args(0);
+    }));
+  }, "too many arguments");
+  ExpectProtocolError([&] { DecodeWorkload(edited([](auto& p) { p.add_expected("xx"); })); },
+                      "1 reference outputs for 5 arguments");
 }
 
 TEST(ProtocolTest, RejectsBadArgumentSpecs) {
@@ -390,16 +415,14 @@ TEST(ProtocolTest, RejectsBadObjects) {
 TEST(ProtocolTest, RejectsBadEnumValues) {
   CandidateMessage c;
   c.code = SomeObject("k");
-  std::string w = Encode(c);
-  w.back() = static_cast<char>(kMaxTestFault + 1);
+  const std::string w = Edited<v1::RunnerCandidate>(Encode(c), [](auto& p) { p.set_fault(kMaxTestFault + 1); });
   ExpectProtocolError([&] { DecodeCandidate(w); }, "unknown fault " + std::to_string(kMaxTestFault + 1));
 
-  std::string r = Encode(ResultMessage{search::MeasureStatus::kTimeout, "", {}, false});
-  r[0] = 6;
-  ExpectProtocolError([&] { DecodeResult(r); }, "unknown status 6");
-  r = Encode(ResultMessage{search::MeasureStatus::kTimeout, "", {}, false});
-  r.back() = 7;
-  ExpectProtocolError([&] { DecodeResult(r); }, "verified flag 7");
+  const std::string timeout = Encode(ResultMessage{search::MeasureStatus::kTimeout, "", {}, false});
+  std::string r = Edited<v1::RunnerResult>(timeout, [](auto& p) { p.set_status(static_cast<v1::MeasureStatus>(7)); });
+  ExpectProtocolError([&] { DecodeResult(r); }, "unknown status 7");
+  r = Edited<v1::RunnerResult>(timeout, [](auto& p) { p.set_status(v1::MEASURE_STATUS_UNSPECIFIED); });
+  ExpectProtocolError([&] { DecodeResult(r); }, "unknown status 0");
 }
 
 TEST(ProtocolTest, RejectsBadResultTimes) {
@@ -410,8 +433,9 @@ TEST(ProtocolTest, RejectsBadResultTimes) {
         [&] { DecodeResult(Encode(ResultMessage{search::MeasureStatus::kOk, "", {1e-3, bad}, true})); },
         "repeat time");
   }
-  std::string r = Encode(ResultMessage{search::MeasureStatus::kOk, "", {1e-3}, true});
-  PutU64(&r, 1 + 8, (1u << 20) + 1);  // status, empty message length, then the count
+  std::string r = Edited<v1::RunnerResult>(
+      Encode(ResultMessage{search::MeasureStatus::kOk, "", {1e-3}, true}),
+      [](auto& p) { p.mutable_run_seconds()->Resize((1 << 20) + 1, 1e-3); });
   ExpectProtocolError([&] { DecodeResult(r); }, "too many repeat times");
 }
 

@@ -1,0 +1,82 @@
+// The farm coordinator (`kiln farm serve`): owns the tuning database (this
+// process is its only writer), runs every job's search (job_runner.h), hands
+// candidates to workers as leases (dispatcher.h) and serves the three gRPC
+// services of proto/kiln/v1/farm.proto. Every RPC passes the CallGate first.
+//
+// Jobs live in the database: on start, jobs left queued or running by an
+// earlier coordinator (shut down or killed) are resumed; their Tune loops
+// skip what is committed and measure the rest.
+#pragma once
+
+#include <grpcpp/grpcpp.h>
+
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "database/database.h"
+#include "kiln/v1/farm.pb.h"
+#include "rpc/farm/call_gate.h"
+#include "rpc/farm/dispatcher.h"
+#include "rpc/farm/job_runner.h"
+
+namespace kiln::rpc::farm {
+
+struct CoordinatorOptions {
+  std::string listen = "127.0.0.1:0";  // gRPC address; port 0 picks a free one
+  std::string db_path = "farm.db";
+  double lease_seconds = 60;
+  double heartbeat_seconds = 5;   // told to workers; well under lease_seconds
+  int search_threads = 0;         // 0: every core
+  int max_message_bytes = 64 << 20;  // larger requests are refused (RESOURCE_EXHAUSTED)
+};
+
+class Coordinator {
+ public:
+  // Opens (migrating) the database and resumes its unfinished jobs; Start()
+  // then serves. Throws on a bad database.
+  explicit Coordinator(CoordinatorOptions options);
+  ~Coordinator();
+  // Binds and serves; returns the address it listens on (the real port).
+  // Throws std::runtime_error when it cannot bind.
+  std::string Start();
+  // Stops serving and every job after its batch in flight; unfinished jobs
+  // stay `running` in the database.
+  void Shutdown();
+  void Wait();
+
+  // For the services.
+  CallGate& gate() { return gate_; }
+  Dispatcher& dispatcher() { return dispatcher_; }
+  const CoordinatorOptions& options() const { return options_; }
+  // Stores and starts a job (validated by the caller); returns its handle.
+  JobHandle* SubmitJob(const v1::TuningJob& job);
+  JobHandle* FindJob(int64_t id);
+  std::vector<v1::JobInfo> ListJobs();
+  // Cancels a job; nullopt when there is no such job.
+  std::optional<v1::JobInfo> CancelJob(int64_t id);
+  v1::QueryResponse Query(const v1::QueryRequest& request);  // throws std::invalid_argument for bad input
+  int32_t JobsRunning();
+
+ private:
+  void StartJob(int64_t id, const v1::TuningJob& job);
+  v1::JobInfo Info(const database::JobRow& row);
+
+  const CoordinatorOptions options_;
+  Dispatcher dispatcher_;
+  CallGate gate_;
+  std::atomic<bool> shutting_down_{false};
+  std::mutex db_mu_;
+  database::Database db_;  // jobs table and queries; job threads open their own
+  std::mutex jobs_mu_;
+  std::map<int64_t, std::unique_ptr<JobHandle>> jobs_;
+  std::vector<std::unique_ptr<grpc::Service>> services_;
+  std::unique_ptr<grpc::Server> server_;
+};
+
+}  // namespace kiln::rpc::farm
