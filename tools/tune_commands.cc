@@ -21,46 +21,56 @@
 #include <vector>
 
 #include "cost_model/random_model.h"
+#include "cost_model/xgb_model.h"
 #include "database/database.h"
 #include "database/record_json.h"
 #include "ir/flops.h"
 #include "ir/printer.h"
 #include "ir/schedule/trace.h"
 #include "rpc/local_runner.h"
+#include "search/measured_samples.h"
 #include "search/target_lookup.h"
 #include "search/tune.h"
 #include "search/tune_context.h"
 #include "tools/commands.h"
 #include "tools/progress_text.h"
+#include "tools/tune_cli.h"
 #include "tools/target_spec.h"
 #include "tools/workload_spec.h"
 
 namespace kiln::tools {
 
-namespace {
-
-struct TuneCliOptions {
-  std::string workload;
-  std::string target = "host";
-  std::string db_path = "kiln.db";
-  int64_t trials = 64;
-  int trials_per_iter = 16;
-  uint64_t seed = 1;
-  int threads = 0;
-  search::TimingConfig timing;
-  std::string strategy = "replay";
-  std::string cost_model = "random";
-  bool as_json = false;
-  bool verbose = false;
-};
-
 // The cost models `--cost-model` accepts, for the help text and the check.
-const std::vector<std::string> kCostModels = {"random"};
+const std::vector<std::string> kCostModels = {"xgb", "random"};
 
-// The model that ranks candidates for the evolutionary search.
-std::unique_ptr<cost_model::CostModel> MakeCostModel(const std::string& name, uint64_t seed) {
+
+// The model that ranks candidates for the evolutionary search. The XGBoost
+// model learns, before the first batch, from every record the database holds
+// for this target, whatever the workload (search/measured_samples.h), so a
+// resumed run or a new workload on a known target is never blind (TVM starts
+// every run from random predictions). *seeded says whether that was done, so
+// that Tune does not feed the same records again.
+std::unique_ptr<cost_model::CostModel> MakeCostModel(const std::string& name, uint64_t seed,
+                                                     int threads, const database::Database& db,
+                                                     const std::string& target, bool* seeded) {
+  *seeded = false;
   if (name == "random") return std::make_unique<cost_model::RandomModel>(seed);
-  throw std::invalid_argument("unknown cost model '" + name + "'");
+  if (name != "xgb") throw std::invalid_argument("unknown cost model '" + name + "'");
+  cost_model::XGBModelConfig config;
+  config.nthread = threads;
+  auto model = std::make_unique<cost_model::XGBModel>(config);
+  search::MeasuredSamples stored = search::LoadMeasuredSamples(db, target);
+  if (stored.unreplayable > 0) {
+    spdlog::warn("tune: {} stored record(s) do not replay and do not train the model (first: {})",
+                 stored.unreplayable, stored.first_error);
+  }
+  if (!stored.samples.empty()) {
+    model->Update(stored.samples);
+    spdlog::info("tune: the xgb model learned from {} stored record(s) of '{}' ({})",
+                 stored.samples.size(), target, model->trained() ? "trained" : "too few to train");
+  }
+  *seeded = true;
+  return model;
 }
 
 std::atomic<bool> g_stop{false};
@@ -77,6 +87,8 @@ extern "C" void OnInterrupt(int) {
       "\nkiln: stopping after the batch in flight is committed (Ctrl-C again to abort it)\n";
   [[maybe_unused]] ssize_t n = write(STDERR_FILENO, kMsg, sizeof kMsg - 1);
 }
+
+namespace {
 
 // The progress display: one line per committed batch in a log; on a terminal
 // one line redrawn in place, and once a second while a batch is measured (a
@@ -127,7 +139,7 @@ class ProgressDisplay {
 };
 
 int TuneOne(const TuneCliOptions& o) {
-  ResolvedWorkload w = ResolveWorkload(o.workload);
+  ResolvedWorkload w = ResolveWorkload(o.workloads.at(0));
   ir::Target target = ResolveTargetFlag(o.target);
   int threads = o.threads > 0 ? o.threads : static_cast<int>(std::thread::hardware_concurrency());
   search::TuneContext ctx =
@@ -148,13 +160,17 @@ int TuneOne(const TuneCliOptions& o) {
   spdlog::set_level(o.verbose ? spdlog::level::info : spdlog::level::warn);
   search::TuneOptions opts;
   opts.trials = o.trials;
-  opts.trials_per_iter = o.trials_per_iter;
+  opts.trials_per_iter =
+      o.trials_per_iter > 0 ? o.trials_per_iter : (o.strategy == "evolutionary" ? 64 : 16);
   opts.seed = o.seed;
   opts.fingerprint = MachineFingerprint(target);
   opts.stop = &g_stop;
   opts.strategy = search::ParseStrategyKind(o.strategy);
-  std::unique_ptr<cost_model::CostModel> model = MakeCostModel(o.cost_model, o.seed);
+  bool model_seeded = false;
+  std::unique_ptr<cost_model::CostModel> model =
+      MakeCostModel(o.cost_model, o.seed, threads, db, target.ToString(), &model_seeded);
   opts.cost_model = model.get();
+  opts.seed_model_from_database = !model_seeded;
   ProgressDisplay display(tty);
   opts.on_progress = [&display](const search::TuneProgress& p) { display.Update(p); };
 
@@ -228,17 +244,28 @@ int TuneOne(const TuneCliOptions& o) {
 void RegisterTuneCommands(CLI::App& app, int* exit_code) {
   auto o = std::make_shared<TuneCliOptions>();
   auto* cmd = app.add_subcommand("tune", "Tune a workload and store every measurement");
-  cmd->add_option("--workload,-w", o->workload, "Suite name (GMM, GMM:3) or a text file")
-      ->required();
+  cmd->add_option("--workload,-w", o->workloads,
+                  "Suite name (GMM, GMM:3), a family at its own shapes (C2D(1,56,56,64,64,3,1,1)) "
+                  "or a text file; repeat it to tune several workloads under the task scheduler");
+  cmd->add_option("--job", o->job,
+                  "Job file (configs/jobs/): workloads with weights, target, trials, strategy");
+  cmd->add_option("--task-scheduler", o->task_scheduler,
+                  "Several workloads: 'gradient' (TVM's default) or 'round-robin'")
+      ->check(CLI::IsMember({"gradient", "round-robin"}))
+      ->capture_default_str();
+  cmd->add_option("--trials-per-task", o->trials_per_task,
+                  "Several workloads: records at most per task (default: --trials)")
+      ->check(CLI::Range(int64_t{1}, int64_t{100000000}));
   cmd->add_option("--target", o->target, "Target: 'host' or e.g. 'llvm -mcpu=skylake-avx512'")
       ->capture_default_str();
   cmd->add_option("--db", o->db_path, "Tuning database (created if missing)")->capture_default_str();
   cmd->add_option("--trials", o->trials, "Measured candidates the database should hold in the end")
       ->check(CLI::Range(int64_t{1}, int64_t{100000000}))
       ->capture_default_str();
-  cmd->add_option("--trials-per-iter", o->trials_per_iter, "Candidates per batch")
-      ->check(CLI::Range(1, 100000))
-      ->capture_default_str();
+  cmd->add_option("--trials-per-iter", o->trials_per_iter,
+                  "Candidates per batch (default 64 for the evolutionary search, as TVM's, 16 for "
+                  "replay)")
+      ->check(CLI::Range(1, 100000));
   cmd->add_option("--seed", o->seed, "Search seed (same seed, same candidates)")->capture_default_str();
   cmd->add_option("--threads", o->threads, "Sampling and build threads (0: every core)")
       ->check(CLI::Range(0, 4096))
@@ -264,9 +291,15 @@ void RegisterTuneCommands(CLI::App& app, int* exit_code) {
       ->capture_default_str();
   cmd->add_flag("--json", o->as_json, "Print the summary as JSON");
   cmd->add_flag("-v,--verbose", o->verbose, "Log every batch and the sampling failures to stderr");
-  cmd->callback([o, exit_code] {
+  cmd->callback([o, exit_code, cmd] {
     try {
-      *exit_code = TuneOne(*o);
+      for (const char* flag : {"--target", "--trials", "--seed", "--strategy", "--trials-per-iter",
+                               "--number", "--repeat", "--min-repeat-ms", "--timeout"}) {
+        if (cmd->count(flag) > 0) o->given.insert(flag);
+      }
+      if (o->workloads.empty() && o->job.empty())
+        throw std::runtime_error("tune: give --workload (once or more) or --job FILE");
+      *exit_code = (o->workloads.size() == 1 && o->job.empty()) ? TuneOne(*o) : TuneMany(*o);
     } catch (const std::exception& e) {
       std::cerr << "kiln: error: " << e.what() << "\n";
       *exit_code = 1;

@@ -23,25 +23,7 @@ namespace {
 
 constexpr const char* kFingerprint = "evolutionary-search-test";
 
-// Times from the program alone: 1 to 2 ms, spread by the structural hash.
-class HashRunner : public Runner {
- public:
-  std::vector<MeasureResult> Measure(const MeasureTask&,
-                                     const std::vector<MeasureCandidate>& batch) override {
-    std::vector<MeasureResult> out;
-    for (const MeasureCandidate& c : batch) {
-      MeasureResult r;
-      r.status = MeasureStatus::kOk;
-      r.verified = true;
-      const uint64_t h = ir::StructuralHash(c.scheduled);
-      r.run_secs = {1e-3 * (1.0 + static_cast<double>(h % 1000) / 1000.0)};
-      out.push_back(r);
-      ++measured;
-    }
-    return out;
-  }
-  int measured = 0;
-};
+using testing::HashRunner;
 
 // A random model that logs what it was asked, in order.
 class RecordingModel : public cost_model::CostModel {

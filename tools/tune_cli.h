@@ -1,0 +1,56 @@
+// What `kiln tune` shares between its one-workload form (tools/tune_commands.cc)
+// and its many-workload form (tools/tune_tasks_commands.cc): the options, the
+// cost model and Ctrl-C handling (the text helpers are tools/progress_text.h).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "cost_model/cost_model.h"
+#include "database/database.h"
+#include "search/measure.h"
+
+namespace kiln::tools {
+
+struct TuneCliOptions {
+  std::vector<std::string> workloads;  // --workload, repeatable
+  std::string job;                     // --job FILE: workloads with weights, and defaults
+  std::string target = "host";
+  std::string db_path = "kiln.db";
+  int64_t trials = 64;           // one workload: its records; several: all of theirs together
+  int64_t trials_per_task = 0;   // several: a cap per task (0: --trials)
+  int trials_per_iter = 0;  // 0: 64 for the evolutionary search (TVM's), 16 for replay
+  uint64_t seed = 1;
+  int threads = 0;
+  search::TimingConfig timing;
+  std::string strategy = "evolutionary";
+  std::string cost_model = "xgb";
+  std::string task_scheduler = "gradient";
+  bool as_json = false;
+  bool verbose = false;
+  // Flags given on the command line; with --job they override the file.
+  std::set<std::string> given;
+};
+
+// The cost models `--cost-model` accepts.
+extern const std::vector<std::string> kCostModels;
+
+// The model that ranks candidates (see tune_commands.cc); *seeded says it
+// already learned from the database.
+std::unique_ptr<cost_model::CostModel> MakeCostModel(const std::string& name, uint64_t seed,
+                                                     int threads, const database::Database& db,
+                                                     const std::string& target, bool* seeded);
+
+// Set by the first Ctrl-C (OnInterrupt); the loops stop after the batch in flight.
+extern std::atomic<bool> g_stop;
+extern "C" void OnInterrupt(int);
+
+// Several workloads sharing one budget under the task scheduler.
+int TuneMany(const TuneCliOptions& o);
+
+}  // namespace kiln::tools
