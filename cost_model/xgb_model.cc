@@ -79,11 +79,21 @@ std::vector<double> SumByProgram(const std::vector<float>& row_values,
   return s;
 }
 
-double Rmse(const std::vector<double>& pred, const std::vector<double>& label) {
+// The training loss's own weighting (max(label, min_weight)), so that early
+// stopping judges what the boosting optimizes; unweighted when every weight
+// is 0 (all failures).
+double WeightedRmse(const std::vector<double>& pred, const std::vector<double>& label,
+                    double min_weight) {
   if (pred.empty()) return 0;
-  double s = 0;
-  for (size_t i = 0; i < pred.size(); ++i) s += (pred[i] - label[i]) * (pred[i] - label[i]);
-  return std::sqrt(s / static_cast<double>(pred.size()));
+  double s = 0, ws = 0, u = 0;
+  for (size_t i = 0; i < pred.size(); ++i) {
+    const double e = (pred[i] - label[i]) * (pred[i] - label[i]);
+    const double w = std::max(label[i], min_weight);
+    s += w * e;
+    ws += w;
+    u += e;
+  }
+  return ws > 0 ? std::sqrt(s / ws) : std::sqrt(u / static_cast<double>(pred.size()));
 }
 
 std::string Num(double v) {
@@ -154,7 +164,7 @@ BoosterHandle Boost(const XGBModelConfig& c, const Packed& train, const Packed* 
       for (size_t r = 0; r < valid_row_pred.size(); ++r) valid_row_pred[r] += vtree[r];
       std::vector<double> vsum(static_cast<size_t>(valid->programs()), 0.0);
       for (size_t r = 0; r < valid_row_pred.size(); ++r) vsum[static_cast<size_t>(valid->program_of_row[r])] += valid_row_pred[r];
-      const double rmse = Rmse(vsum, valid->labels);
+      const double rmse = WeightedRmse(vsum, valid->labels, c.min_weight);
       if (rmse < best) {
         best = rmse;
         best_round = it + 1;

@@ -89,7 +89,8 @@ struct TrainingReport {
   int64_t rows = 0;
   int64_t validation_programs = 0; // 0: early-stopped on the training set
   int rounds = 0;                  // boosting rounds of the final booster
-  double validation_rmse = 0;      // of the summed prediction at the chosen round
+  // Label-weighted RMSE of the summed prediction at the chosen round.
+  double validation_rmse = 0;
 };
 
 class XGBModel final : public CostModel {
