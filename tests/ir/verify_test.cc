@@ -787,11 +787,29 @@ TEST(VerifyTest, ThreadBindingWithoutTag) {
 TEST(VerifyTest, NestedLoopsBindTheSameThread) {
   Buffer A("A", f32, {IntImm(4), IntImm(4)});
   Var i("i"), j("j");
-  Stmt inner = For(j, IntImm(0), IntImm(4), ForKind::kThreadBinding,
+  // Another extent: not the same threads.
+  Stmt inner = For(j, IntImm(0), IntImm(2), ForKind::kThreadBinding,
                    BufferStore(A, FloatImm(0), {i, j}), "threadIdx.x");
   ExpectOne(Func({A}, For(i, IntImm(0), IntImm(4), ForKind::kThreadBinding, inner, "threadIdx.x")),
             "loop j in block 'root'",
-            "loop 'j' binds threadIdx.x, which an enclosing loop already binds");
+            "loop 'j' binds threadIdx.x, which an enclosing loop already binds with another "
+            "extent");
+  // blockIdx never nests in itself.
+  Stmt blocks = For(j, IntImm(0), IntImm(4), ForKind::kThreadBinding,
+                    BufferStore(A, FloatImm(0), {i, j}), "blockIdx.x");
+  ExpectOne(Func({A}, For(i, IntImm(0), IntImm(4), ForKind::kThreadBinding, blocks, "blockIdx.x")),
+            "loop j in block 'root'",
+            "loop 'j' binds blockIdx.x, which an enclosing loop already binds");
+}
+
+TEST(VerifyTest, NestedThreadLoopsOfOneExtentNameTheSameThreads) {
+  // A cooperative fetch under a compute's thread loop (MetaSchedule's GPU
+  // schedules bind both to threadIdx.x).
+  Buffer A("A", f32, {IntImm(4), IntImm(4)});
+  Var i("i"), j("j");
+  Stmt inner = For(j, IntImm(0), IntImm(4), ForKind::kThreadBinding,
+                   BufferStore(A, FloatImm(0), {i, j}), "threadIdx.x");
+  ExpectClean(Func({A}, For(i, IntImm(0), IntImm(4), ForKind::kThreadBinding, inner, "threadIdx.x")));
 }
 
 TEST(VerifyTest, NonIntegerLoopVariable) {
