@@ -26,6 +26,7 @@
 #include "search/tune.h"
 #include "search/tune_context.h"
 #include "tools/commands.h"
+#include "tools/build_only.h"
 #include "tools/target_spec.h"
 #include "tools/workload_spec.h"
 
@@ -44,6 +45,7 @@ struct TuneCliOptions {
   search::TimingConfig timing;
   bool as_json = false;
   bool verbose = false;
+  bool build_only = false;
 };
 
 std::atomic<bool> g_stop{false};
@@ -151,6 +153,8 @@ class ProgressDisplay {
 int TuneOne(const TuneCliOptions& o) {
   ResolvedWorkload w = ResolveWorkload(o.workload);
   ir::Target target = ResolveTargetFlag(o.target);
+  if (o.build_only) return BuildOnly(w, target, o.trials_per_iter, o.seed, o.as_json);
+  RequireMeasurableTarget(target);
   int threads = o.threads > 0 ? o.threads : static_cast<int>(std::thread::hardware_concurrency());
   search::TuneContext ctx =
       search::MakeDefaultTuneContext(w.func, target, static_cast<int64_t>(o.seed), threads);
@@ -259,6 +263,9 @@ void RegisterTuneCommands(CLI::App& app, int* exit_code) {
   cmd->add_option("--timeout", o->timing.timeout_s, "Seconds before a candidate is killed")
       ->check(CLI::Range(0.001, 86400.0))
       ->capture_default_str();
+  cmd->add_flag("--build-only", o->build_only,
+                "Sample --trials-per-iter candidates and build them for the target without "
+                "measuring or storing (for cuda: CUDA C, NVRTC, PTX assembled for the arch)");
   cmd->add_flag("--json", o->as_json, "Print the summary as JSON");
   cmd->add_flag("-v,--verbose", o->verbose, "Log every batch and the sampling failures to stderr");
   cmd->callback([o, exit_code] {
