@@ -805,11 +805,17 @@ TEST(VerifyTest, NestedLoopsBindTheSameThread) {
 TEST(VerifyTest, NestedThreadLoopsOfOneExtentNameTheSameThreads) {
   // A cooperative fetch under a compute's thread loop (MetaSchedule's GPU
   // schedules bind both to threadIdx.x).
-  Buffer A("A", f32, {IntImm(4), IntImm(4)});
+  Buffer A("A", f32, {IntImm(4), IntImm(4)}), S("S", f32, {IntImm(4)});
   Var i("i"), j("j");
-  Stmt inner = For(j, IntImm(0), IntImm(4), ForKind::kThreadBinding,
-                   BufferStore(A, FloatImm(0), {i, j}), "threadIdx.x");
-  ExpectClean(Func({A}, For(i, IntImm(0), IntImm(4), ForKind::kThreadBinding, inner, "threadIdx.x")));
+  Stmt fetch = For(j, IntImm(0), IntImm(4), ForKind::kThreadBinding,
+                   BufferStore(S, FloatImm(0), {j}), "threadIdx.x");
+  ExpectClean(Func({S}, For(i, IntImm(0), IntImm(4), ForKind::kThreadBinding, fetch, "threadIdx.x")));
+  // One that depends on the outer loop would lose its iterations when both
+  // become the same thread index.
+  Stmt uses_i = For(j, IntImm(0), IntImm(4), ForKind::kThreadBinding,
+                    BufferStore(A, FloatImm(0), {i, j}), "threadIdx.x");
+  ExpectOne(Func({A}, For(i, IntImm(0), IntImm(4), ForKind::kThreadBinding, uses_i, "threadIdx.x")),
+            "loop j in block 'root'", "and uses that loop's variable");
 }
 
 TEST(VerifyTest, NonIntegerLoopVariable) {
