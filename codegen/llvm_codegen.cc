@@ -1115,6 +1115,7 @@ class CodeGen {
         return b_.CreateFCmpOLT(Unary(llvm::Intrinsic::fabs, x), llvm::ConstantFP::getInfinity(x->getType()));
       case CallOp::kFmod: return b_.CreateFRem(x, args[1]);
       case CallOp::kIfThenElse:
+      case CallOp::kStorageSync:  // GPU only: lowering for a CPU never makes one
       case CallOp::kCount_:
         break;
     }

@@ -86,6 +86,10 @@ enum class CallOp : uint8_t {
   kIsInf,
   kIsFinite,
   kFmod,
+  // (scope): a barrier among the threads of a GPU thread block, so that
+  // what some threads wrote to memory of that scope ("shared") is seen by
+  // the others. Takes a string, returns int32; only GPU lowering makes it.
+  kStorageSync,
   kCount_,  // number of ops; not an op
 };
 

@@ -309,6 +309,12 @@ Expr Call(CallOp op, std::vector<Expr> args) {
                   " argument(s), got " + std::to_string(args.size()));
   }
   for (const auto& a : args) RequireDefined(a, name);
+  if (op == CallOp::kStorageSync) {
+    if (args[0].as<StringImmNode>() == nullptr) {
+      throw IRError("T.tvm_storage_sync takes a memory scope string such as \"shared\"");
+    }
+    return Expr(MakeNode<CallNode>(DataType::Int32(), op, std::move(args)));
+  }
   if (args.size() == 2) Promote(&args[0], &args[1], name);
   DataType t = args[0].dtype();
   if (!t.is_floating()) {

@@ -21,6 +21,13 @@ inline constexpr char kInlineRule[] = "meta_schedule.inline_rule";
 inline constexpr char kWriteCacheLevel[] = "meta_schedule.write_cache_level";
 // Block: a user schedule owns it; every rule skips it.
 inline constexpr char kScheduleRule[] = "schedule_rule";
+// Block (GPU): the range of threads per block MultiLevelTiling wants;
+// VerifyGPUCode rejects candidates outside it.
+inline constexpr char kThreadExtentLow[] = "meta_schedule.thread_extent_low_inclusive";
+inline constexpr char kThreadExtentHigh[] = "meta_schedule.thread_extent_high_inclusive";
+// Cache-read block (GPU): fetch it with all threads of the block, `value`
+// elements per thread at a time (RewriteCooperativeFetch).
+inline constexpr char kCooperativeFetch[] = "meta_schedule.cooperative_fetch";
 // Loop: what RewriteParallelVectorizeUnroll leaves for the unroller.
 inline constexpr char kPragmaAutoUnrollMaxStep[] = "pragma_auto_unroll_max_step";
 inline constexpr char kPragmaUnrollExplicit[] = "pragma_unroll_explicit";

@@ -24,10 +24,48 @@ std::vector<PostprocPtr> DefaultLLVMPostprocs() {
           MakeRewriteReductionBlock()};
 }
 
+std::vector<ScheduleRulePtr> DefaultCUDARules() {
+  MultiLevelTilingConfig mlt;
+  mlt.structure = "SSSRRSRS";
+  mlt.tile_binds = {"blockIdx.x", "vthread.x", "threadIdx.x"};
+  mlt.max_innermost_factor = 64;
+  mlt.vector_load_lens = {1, 2, 3, 4, 8, 16};
+  mlt.reuse_read = {"must", {4}, "shared"};
+  mlt.reuse_write = {"must", {3}, "local"};
+  AutoInlineConfig inline_config;
+  inline_config.into_producer = true;
+  inline_config.into_consumer = true;
+  inline_config.inline_const_tensor = true;
+  inline_config.disallow_if_then_else = false;
+  inline_config.require_injective = false;
+  inline_config.require_ordered = false;
+  inline_config.disallow_op = {};
+  ParallelizeVectorizeUnrollConfig pvu;
+  pvu.max_jobs_per_core = -1;
+  pvu.max_vectorize_extent = -1;
+  pvu.unroll_max_steps = {0, 16, 32, 64, 128, 256, 512, 1024};
+  pvu.unroll_explicit = true;
+  return {
+      MakeMultiLevelTiling(mlt),
+      MakeInlineConstantScalars(),
+      MakeAutoInline(inline_config),
+      MakeCrossThreadReduction({4, 8, 16, 32, 64, 128, 256, 512}),
+      MakeParallelizeVectorizeUnroll(pvu),
+      MakeAutoBind(/*max_threadblocks=*/256, {32, 64, 128, 256, 512, 1024}),
+  };
+}
+
+std::vector<PostprocPtr> DefaultCUDAPostprocs() {
+  return {MakeDisallowDynamicLoop(),     MakeRewriteCooperativeFetch(),
+          MakeRewriteUnboundBlock(256),  MakeRewriteParallelVectorizeUnroll(),
+          MakeRewriteReductionBlock(),   MakeVerifyGPUCode()};
+}
+
 std::vector<ScheduleRulePtr> DefaultRulesFor(const ir::Target& target) {
   if (target.kind == ir::Target::Kind::kLLVM) return DefaultLLVMRules();
+  if (target.kind == ir::Target::Kind::kCUDA) return DefaultCUDARules();
   throw std::invalid_argument("no default schedule rules for target '" + target.ToString() +
-                              "' (only llvm targets have a rule set so far)");
+                              "' (llvm and cuda targets have rule sets)");
 }
 
 SpaceGeneratorPtr MakeSpaceGenerator(const std::string& kind, const ir::Target& target) {

@@ -30,9 +30,15 @@ using PostprocPtr = std::shared_ptr<Postproc>;
 PostprocPtr MakeDisallowDynamicLoop();
 PostprocPtr MakeRewriteParallelVectorizeUnroll();
 PostprocPtr MakeRewriteReductionBlock();
+// GPU postprocessors (reference §5).
+PostprocPtr MakeRewriteCooperativeFetch();
+PostprocPtr MakeRewriteUnboundBlock(int64_t max_threadblocks = 256);
+PostprocPtr MakeVerifyGPUCode();
 
 // TVM's LLVM list without RewriteLayout (no workload here carries
 // layout_free_buffers).
 std::vector<PostprocPtr> DefaultLLVMPostprocs();
+// TVM's CUDA list.
+std::vector<PostprocPtr> DefaultCUDAPostprocs();
 
 }  // namespace kiln::search

@@ -53,6 +53,12 @@ struct MultiLevelTilingConfig {
   std::string structure = "SSRSRS";
   int max_innermost_factor = 64;
   ReuseConfig reuse_write = {"may", {1, 2}, "global"};
+  // GPU: the first levels are fused and bound to these thread axes; inputs
+  // are staged in `reuse_read` caches fetched cooperatively, `vector_load_lens`
+  // elements per thread at a time (sampled).
+  std::vector<std::string> tile_binds;
+  ReuseConfig reuse_read = {"no", {}, "global"};
+  std::vector<int64_t> vector_load_lens;
 };
 
 struct ParallelizeVectorizeUnrollConfig {
@@ -68,9 +74,15 @@ ScheduleRulePtr MakeAddRFactor(int max_jobs_per_core = 16, int max_innermost_fac
 ScheduleRulePtr MakeMultiLevelTiling(MultiLevelTilingConfig config = {});
 ScheduleRulePtr MakeParallelizeVectorizeUnroll(ParallelizeVectorizeUnrollConfig config = {});
 ScheduleRulePtr MakeRandomComputeLocation();
+// GPU rules (reference §4).
+ScheduleRulePtr MakeCrossThreadReduction(std::vector<int64_t> thread_extents);
+ScheduleRulePtr MakeAutoBind(int64_t max_threadblocks, std::vector<int64_t> thread_extents,
+                             int64_t max_threads_per_block = -1);
 
 // TVM's DefaultLLVM list, in its order (ApplyCustomRule aside: Kiln has no
 // registry of custom block schedules).
 std::vector<ScheduleRulePtr> DefaultLLVMRules();
+// TVM's DefaultCUDA list (MultiLevelTiling before AutoInline on GPU).
+std::vector<ScheduleRulePtr> DefaultCUDARules();
 
 }  // namespace kiln::search

@@ -16,15 +16,12 @@ int TuneContext::NumCores() const {
 
 TuneContext MakeDefaultTuneContext(ir::PrimFunc workload, ir::Target target, int64_t seed,
                                    int num_threads) {
-  if (target.kind != ir::Target::Kind::kLLVM) {
-    throw std::invalid_argument("no default postprocessors for target '" + target.ToString() +
-                                "' (only llvm targets so far)");
-  }
   TuneContext ctx;
   ctx.workload = std::move(workload);
   ctx.target = std::move(target);
   ctx.space_generator = MakeSpaceGenerator("from-target", ctx.target);
-  ctx.postprocs = DefaultLLVMPostprocs();
+  ctx.postprocs = ctx.target.kind == ir::Target::Kind::kCUDA ? DefaultCUDAPostprocs()
+                                                             : DefaultLLVMPostprocs();
   ctx.seed = seed;
   ctx.num_threads = num_threads;
   ctx.space_generator->Initialize(ctx);

@@ -29,6 +29,7 @@ struct RunOptions {
 int RunOne(const RunOptions& o) {
   ResolvedWorkload w = ResolveWorkload(o.workload);
   search::MeasureTask task{w.func, ResolveTargetFlag(o.target), o.timing, o.input_seed};
+  RequireMeasurableTarget(task.target);
   search::MeasureCandidate cand{w.func, "[[], []]"};
   if (!o.trace_path.empty()) {
     cand.trace_json = ReadTextFile(o.trace_path);

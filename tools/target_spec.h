@@ -15,6 +15,12 @@ namespace kiln::tools {
 // std::runtime_error naming the --target value.
 ir::Target ResolveTargetFlag(const std::string& spec);
 
+// Throws std::runtime_error when candidates for `target` cannot be measured
+// here: for a cuda target, that says whether this machine has a GPU driver at
+// all, and that Kiln has no GPU runner yet (kiln lower --target ... --emit cuda
+// shows the kernels).
+void RequireMeasurableTarget(const ir::Target& target);
+
 // The measuring machine and toolchain, stored with every record so that a
 // surprising number can be traced to where it was measured.
 std::string MachineFingerprint(const ir::Target& target);

@@ -35,6 +35,7 @@
 #include "tools/commands.h"
 #include "tools/progress_text.h"
 #include "tools/tune_cli.h"
+#include "tools/build_only.h"
 #include "tools/target_spec.h"
 #include "tools/workload_spec.h"
 
@@ -141,6 +142,10 @@ class ProgressDisplay {
 int TuneOne(const TuneCliOptions& o) {
   ResolvedWorkload w = ResolveWorkload(o.workloads.at(0));
   ir::Target target = ResolveTargetFlag(o.target);
+  if (o.build_only) {
+    return BuildOnly(w, target, o.trials_per_iter > 0 ? o.trials_per_iter : 16, o.seed, o.as_json);
+  }
+  RequireMeasurableTarget(target);
   int threads = o.threads > 0 ? o.threads : static_cast<int>(std::thread::hardware_concurrency());
   search::TuneContext ctx =
       search::MakeDefaultTuneContext(w.func, target, static_cast<int64_t>(o.seed), threads);
@@ -289,6 +294,9 @@ void RegisterTuneCommands(CLI::App& app, int* exit_code) {
                   "Cost model that ranks the evolutionary search's candidates")
       ->check(CLI::IsMember(kCostModels))
       ->capture_default_str();
+  cmd->add_flag("--build-only", o->build_only,
+                "Sample --trials-per-iter candidates and build them for the target without "
+                "measuring or storing (for cuda: CUDA C, NVRTC, PTX assembled for the arch)");
   cmd->add_flag("--json", o->as_json, "Print the summary as JSON");
   cmd->add_flag("-v,--verbose", o->verbose, "Log every batch and the sampling failures to stderr");
   cmd->callback([o, exit_code, cmd] {

@@ -93,6 +93,8 @@ int TuneMany(const TuneCliOptions& cli) {
   }
   search::ParseStrategyKind(o.strategy);  // a clear error for a job's unknown strategy
   const ir::Target target = ResolveTargetFlag(o.target);
+  if (o.build_only) throw std::runtime_error("--build-only takes one --workload");
+  RequireMeasurableTarget(target);
   const int threads =
       o.threads > 0 ? o.threads : static_cast<int>(std::thread::hardware_concurrency());
   std::vector<search::TuneTask> tasks;

@@ -650,6 +650,11 @@ CompiledExpr Compiler::CompileIfThenElse(const CallNode* op) {
 
 CompiledExpr Compiler::CompileCall(const CallNode* op) {
   if (op->op == CallOp::kIfThenElse) return CompileIfThenElse(op);
+  if (op->op == CallOp::kStorageSync) {
+    // The interpreter runs GPU threads one after another, so a barrier among
+    // them has no meaning here; the unlowered program is the one to run.
+    Error("T.tvm_storage_sync is a GPU thread barrier; interpret the program before GPU lowering");
+  }
   std::vector<CompiledExpr> args;
   for (const auto& a : op->args) args.push_back(CompileExpr(a));
   if (static_cast<int>(args.size()) != CallOpArity(op->op)) {
@@ -760,6 +765,7 @@ CompiledExpr Compiler::CompileCall(const CallNode* op) {
       fn = binary([](double a, double b) { return std::fmod(a, b); });
       break;
     case CallOp::kIfThenElse:
+    case CallOp::kStorageSync:
     case CallOp::kCount_:
       Error("unknown intrinsic");
   }

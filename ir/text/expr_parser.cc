@@ -490,6 +490,13 @@ Expr Parser::ParseTCall(const Token& start) {
     Expr v = ExprArg(args[0].value);
     return Build(start, [&] { return Broadcast(v, lanes); });
   }
+  if (op == CallOp::kStorageSync) {
+    if (args.size() != 1 || !args[0].kw.empty() || args[0].value.kind != PyValue::kString) {
+      Fail(start, "T.tvm_storage_sync takes one memory scope string such as \"shared\"");
+    }
+    std::string scope = args[0].value.str;
+    return Build(start, [&] { return Call(op, {StringImm(scope)}); });
+  }
   std::vector<Expr> a = ExprArgs(
       start, name, args, static_cast<size_t>(op == CallOp::kIfThenElse ? 3 : CallOpArity(op)));
   return Build(start, [&] { return Call(op, a); });

@@ -124,6 +124,18 @@ class Compactor : public IRMutator {
   explicit Compactor(arith::Analyzer* an) : an_(an) {}
 
  protected:
+  // Shared memory allocated under threadIdx or vthread loops (GPU) is one
+  // per thread block: it holds what every thread of the block touches, so
+  // those enclosing loops are relaxed too (TVM's NeedRelaxThread).
+  Stmt VisitFor(const Stmt& s, const ForNode* op) override {
+    bool thread = op->for_kind == ForKind::kThreadBinding &&
+                  op->thread_tag.rfind("blockIdx", 0) != 0;
+    if (thread) thread_loops_.push_back(op);
+    Stmt out = IRMutator::VisitFor(s, op);
+    if (thread) thread_loops_.pop_back();
+    return out;
+  }
+
   Stmt VisitBlockRealize(const Stmt& s, const BlockRealizeNode* op) override {
     Stmt visited = IRMutator::VisitBlockRealize(s, op);  // inner scopes first
     const auto* r = visited.as<BlockRealizeNode>();
@@ -146,10 +158,18 @@ class Compactor : public IRMutator {
       std::vector<Expr> shape = buf.shape(), offset(buf.ndim(), IntImm(0));
       bool changed = false;
       auto it = acc.accesses.find(buf.get());
+      AccessCollector block_wide = acc;
+      if (buf.scope() == "shared" || buf.scope() == "shared.dyn") {
+        for (const ForNode* f : thread_loops_) {
+          block_wide.dom[f->loop_var.get()] =
+              arith::IntervalSet::FromRange(Range{f->min, f->extent}, an_);
+          block_wide.inner.insert(f->loop_var.get());
+        }
+      }
       if (it != acc.accesses.end()) {
         for (size_t d = 0; d < buf.ndim(); ++d) {
           Expr lo, extent;
-          if (DimRegion(it->second, d, acc, &lo, &extent) &&
+          if (DimRegion(it->second, d, block_wide, &lo, &extent) &&
               Smaller(extent, buf.shape()[d])) {
             shape[d] = extent;
             offset[d] = lo;
@@ -215,6 +235,7 @@ class Compactor : public IRMutator {
   }
 
   arith::Analyzer* an_;
+  std::vector<const ForNode*> thread_loops_;
 };
 
 }  // namespace

@@ -20,10 +20,22 @@ std::vector<Pass> LoweringPipeline() {
   };
 }
 
-PrimFunc Lower(const PrimFunc& func,
-               const std::function<void(const std::string& pass, const PrimFunc&)>& after_each) {
+std::vector<Pass> LoweringPipeline(const Target& target) {
+  std::vector<Pass> passes = LoweringPipeline();
+  if (target.kind == Target::Kind::kCUDA) {
+    passes.insert(passes.begin(), {"lower_cross_thread_reduction", LowerCrossThreadReduction});
+    passes.push_back({"lower_thread_binding", LowerThreadBinding});
+    passes.push_back({"inject_storage_sync", InjectStorageSync});
+  }
+  return passes;
+}
+
+namespace {
+
+PrimFunc RunPasses(const std::vector<Pass>& passes, const PrimFunc& func,
+                   const std::function<void(const std::string&, const PrimFunc&)>& after_each) {
   PrimFunc f = func;
-  for (const Pass& p : LoweringPipeline()) {
+  for (const Pass& p : passes) {
     try {
       f = p.run(f);
     } catch (const IRError& e) {
@@ -32,6 +44,18 @@ PrimFunc Lower(const PrimFunc& func,
     if (after_each) after_each(p.name, f);
   }
   return f;
+}
+
+}  // namespace
+
+PrimFunc Lower(const PrimFunc& func,
+               const std::function<void(const std::string& pass, const PrimFunc&)>& after_each) {
+  return RunPasses(LoweringPipeline(), func, after_each);
+}
+
+PrimFunc Lower(const PrimFunc& func, const Target& target,
+               const std::function<void(const std::string& pass, const PrimFunc&)>& after_each) {
+  return RunPasses(LoweringPipeline(target), func, after_each);
 }
 
 }  // namespace kiln::ir::transform

@@ -41,6 +41,7 @@
 #include <vector>
 
 #include "ir/prim_func.h"
+#include "ir/target.h"
 
 namespace kiln::ir::transform {
 
@@ -53,10 +54,19 @@ struct Pass {
 // The passes, in order, that Lower runs.
 std::vector<Pass> LoweringPipeline();
 
+// The passes for a target: the above for llvm; for cuda the same between
+// LowerCrossThreadReduction and the GPU passes LowerThreadBinding and
+// InjectStorageSync (gpu_kernels.h describes the form they produce).
+std::vector<Pass> LoweringPipeline(const Target& target);
+
 // Runs the pipeline. If after_each is set it is called with every pass's name
 // and output (kiln lower --print-after-all). Throws IRError on input the
 // pipeline cannot lower, naming the pass.
 PrimFunc Lower(const PrimFunc& func,
+               const std::function<void(const std::string& pass, const PrimFunc&)>& after_each = {});
+
+// Lower with the pipeline for `target`.
+PrimFunc Lower(const PrimFunc& func, const Target& target,
                const std::function<void(const std::string& pass, const PrimFunc&)>& after_each = {});
 
 }  // namespace kiln::ir::transform

@@ -61,3 +61,26 @@ PrimFunc LegalizeLoopKinds(const PrimFunc& func);
 PrimFunc UnrollLoops(const PrimFunc& func);
 
 }  // namespace kiln::ir::transform
+
+// GPU lowering (LoweringPipeline for a cuda target runs the first before and
+// the other two after the passes above; gpu_kernels.h describes the form they produce).
+namespace kiln::ir::transform {
+
+// Reductions whose reduce loop is bound to threadIdx (block form, so this
+// runs first): per-thread partials, then a tree over them in shared memory
+// (lower_cross_thread_reduction.cc shows the code made).
+PrimFunc LowerCrossThreadReduction(const PrimFunc& func);
+
+// Each top-level statement that starts with a blockIdx/threadIdx loop
+// becomes a kernel: all loops bound to one axis (one constant extent per
+// axis and kernel, else IRError) are replaced by one launch loop per axis
+// around the kernel; vthread loops become serial loops annotated "vthread".
+// A statement outside every thread loop is an IRError.
+PrimFunc LowerThreadBinding(const PrimFunc& func);
+
+// Inserts T.tvm_storage_sync("shared") where threads of a block may read
+// shared memory other threads wrote since the last barrier, or overwrite
+// shared memory others may still read (inject_storage_sync.cc).
+PrimFunc InjectStorageSync(const PrimFunc& func);
+
+}  // namespace kiln::ir::transform

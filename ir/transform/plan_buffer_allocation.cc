@@ -248,6 +248,17 @@ bool PerIterationSafe(const std::vector<UseFinder::RegionUse>& uses,
   return true;
 }
 
+// GPU programs (a thread-bound loop between the allocation and its uses)
+// follow TVM: shared and local buffers are allocated at the lowest common
+// ancestor of their uses, without the per-iteration check (a kernel's
+// shared memory is one per thread block whatever loop it sits in, and
+// CompactBufferAllocation sizes it for all threads of the block); global
+// buffers are allocated by the host, so they stay above every thread-bound
+// loop. Programs for a CPU have no thread-bound loops: nothing changes there.
+bool IsGpuLocalScope(const std::string& scope) {
+  return scope == "shared" || scope == "shared.dyn" || scope == "local";
+}
+
 class AllocCollector : public IRVisitor {
  public:
   std::unordered_set<const BufferNode*> allocated;
@@ -357,6 +368,11 @@ PrimFunc Plan(const PrimFunc& func, bool check_iterations) {
       for (auto c = site + 1; c != chain.end(); ++c) {
         if ((*c)->kind == StmtKind::kFor && check_iterations) {
           const auto* f = static_cast<const ForNode*>(*c);
+          if (f->for_kind == ForKind::kThreadBinding) {
+            if (!IsGpuLocalScope(b.scope())) break;
+            last_ok = chain.back();
+            break;
+          }
           if (!PerIterationSafe(uses.region_uses[b.get()], outer, f)) break;
           outer.push_back(f);
         }

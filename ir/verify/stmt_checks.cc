@@ -2,6 +2,7 @@
 #include <utility>
 
 #include "ir/op.h"
+#include "ir/substitute.h"
 #include "ir/verify/verifier.h"
 
 namespace kiln::ir::verify_internal {
@@ -115,10 +116,26 @@ void Verifier::VisitFor(const ForNode* op) {
       Report("thread-bound loop " + name + " has no thread tag (e.g. \"threadIdx.x\")");
     } else if (!kTags.count(op->thread_tag)) {
       Report("thread-bound loop " + name + " has unknown thread tag " + Q(op->thread_tag));
-    } else if (!active_threads_.insert(op->thread_tag).second) {
-      Report("loop " + name + " binds " + op->thread_tag +
-             ", which an enclosing loop already binds");
+    } else if (auto it = active_threads_.find(op->thread_tag); it != active_threads_.end()) {
+      // A threadIdx loop inside one with the same axis and extent whose body
+      // does not depend on the outer loop names the same threads (a
+      // cooperative fetch under a compute's thread loop, as MetaSchedule's
+      // GPU schedules make); anything else cannot be launched.
+      const ForNode* outer = it->second;
+      int64_t outer_extent = 0;
+      bool same_extent = op->thread_tag.rfind("threadIdx", 0) == 0 && const_extent &&
+                         AsConstInt(outer->extent, &outer_extent) && outer_extent == extent;
+      const VarNode* outer_var = outer->loop_var.get();
+      if (!same_extent) {
+        Report("loop " + name + " binds " + op->thread_tag +
+               ", which an enclosing loop already binds" +
+               (op->thread_tag.rfind("threadIdx", 0) == 0 ? " with another extent" : ""));
+      } else if (UsesVar(op->body, [outer_var](const VarNode* v) { return v == outer_var; })) {
+        Report("loop " + name + " binds " + op->thread_tag + " inside loop " +
+               outer->loop_var.name() + ", which binds it too, and uses that loop's variable");
+      }
     } else {
+      active_threads_[op->thread_tag] = op;
       bound_thread = true;
     }
   } else if (!op->thread_tag.empty()) {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <set>
 #include <string>
 #include <unordered_map>
@@ -190,7 +191,8 @@ class Verifier : public IRVisitor {
   std::unordered_map<const BufferNode*, std::string> declared_;
   std::unordered_map<const BufferNode*, std::string> ever_declared_;
   std::set<std::string> block_names_;
-  std::set<std::string> active_threads_;
+  // Thread tags bound by enclosing loops: the loop (its extent and variable).
+  std::map<std::string, const ForNode*> active_threads_;
   const BlockNode* binding_block_ = nullptr;  // bindings of this block are being checked
   const BlockNode* in_init_ = nullptr;        // the init of this block is being checked
   arith::ConstIntBoundAnalyzer analyzer_;

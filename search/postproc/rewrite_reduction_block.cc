@@ -25,6 +25,17 @@ class RewriteReductionBlock : public Postproc {
         std::string name = b.name;
         ir::StmtPath path = *ir::FindBlockPath(sch->func(), name);
         std::vector<const ir::ForNode*> loops = ir::LoopsAbove(path);
+        // A reduction across GPU threads keeps its init: lowering
+        // (lower_cross_thread_reduction.cc) needs the whole reduction.
+        bool cross_thread = false;
+        for (const ir::ForNode* f : loops) {
+          cross_thread = cross_thread || (f->for_kind == ir::ForKind::kThreadBinding &&
+                                          LoopIterType(f) != ir::IterType::kDataPar);
+        }
+        if (cross_thread) {
+          skipped.insert(name);
+          continue;
+        }
         int point = -1;
         for (size_t i = 0; i < loops.size(); ++i) {
           if (LoopIterType(loops[i]) != ir::IterType::kDataPar) {

@@ -2,9 +2,13 @@
 // `structure` (CPU "SSRSRS": spatial loops split four ways, reduction loops
 // two ways, interleaved), then optionally stage its result in a write cache
 // placed at one of the tile levels. Each write-reuse choice is a branch.
+// On a GPU ("SSSRRSRS") the first levels are also fused and bound to
+// tile_binds (blockIdx.x, vthread.x, threadIdx.x), and every input is staged
+// in shared memory at a read-reuse level, fetched cooperatively.
 #include "search/analysis.h"
 #include "search/annotations.h"
 #include "search/schedule_rule.h"
+#include "search/tune_context.h"
 
 namespace kiln::search {
 namespace {
@@ -42,6 +46,12 @@ class MultiLevelTiling : public ScheduleRule {
     }
   }
   std::string Name() const override { return "MultiLevelTiling"; }
+  void Initialize(const TuneContext& ctx) override {
+    if (ctx.target.kind == ir::Target::Kind::kCUDA) {
+      warp_size_ = ctx.target.WarpSize();
+      max_threads_ = ctx.target.MaxThreadsPerBlock();
+    }
+  }
 
   std::vector<ir::Schedule> Apply(ir::Schedule sch, ir::BlockRV block) override {
     if (IsRootBlock(sch, block) || !NeedsMultiLevelTiling(sch, block)) return {sch};
@@ -49,7 +59,9 @@ class MultiLevelTiling : public ScheduleRule {
     State state{std::move(sch), block, {}};
     TileLoopNest(&state);
     std::vector<ir::Schedule> out;
-    for (State& s : AddWriteReuse(std::move(state))) out.push_back(std::move(s.sch));
+    for (State& s : AddWriteReuse(std::move(state))) {
+      for (State& r : AddReadReuse(std::move(s))) out.push_back(std::move(r.sch));
+    }
     return out;
   }
 
@@ -59,7 +71,11 @@ class MultiLevelTiling : public ScheduleRule {
     std::vector<ir::LoopRV> loops = sch.GetLoops(state->block);
     const ir::BlockNode& b = sch.Get(state->block);
     std::vector<ir::IterType> types;
-    for (const ir::IterVar& iv : b.iter_vars) types.push_back(iv.iter_type);
+    std::vector<ir::Expr> extents;
+    for (const ir::IterVar& iv : b.iter_vars) {
+      types.push_back(iv.iter_type);
+      extents.push_back(iv.dom.extent);
+    }
     state->tiles.assign(c_.structure.size(), {});
     for (size_t i = 0; i < loops.size() && i < types.size(); ++i) {
       const std::vector<int>* idx = nullptr;
@@ -82,6 +98,66 @@ class MultiLevelTiling : public ScheduleRule {
     std::vector<ir::LoopRV> order;
     for (const auto& level : state->tiles) order.insert(order.end(), level.begin(), level.end());
     sch.Reorder(order);
+    if (c_.tile_binds.empty()) return;
+    // GPU: bind the outer levels, and say how many threads a block may have
+    // (VerifyGPUCode holds candidates to it).
+    for (size_t i = 0; i < c_.tile_binds.size() && i < state->tiles.size(); ++i) {
+      std::vector<ir::LoopRV>& level = state->tiles[i];
+      if (level.empty()) continue;
+      ir::LoopRV fused = level.size() == 1 ? level[0] : sch.Fuse(level);
+      sch.Bind(fused, c_.tile_binds[i]);
+      level = {fused};
+    }
+    if (warp_size_ > 0) {
+      int64_t spatial = 1;
+      for (size_t i = 0; i < loops.size() && i < types.size(); ++i) {
+        if (types[i] != ir::IterType::kDataPar) continue;
+        const auto* imm = extents[i].as<ir::IntImmNode>();
+        spatial *= imm ? imm->value : 1;
+      }
+      sch.Annotate(state->block, ann::kThreadExtentLow,
+                   int64_t{spatial > 2 * warp_size_ ? warp_size_ : 1});
+      sch.Annotate(state->block, ann::kThreadExtentHigh, int64_t{max_threads_});
+    }
+  }
+
+  // GPU: each input not also written is cached in `reuse_read.scope` at the
+  // end of tile level L (one branch per level), the cache's loops over the
+  // buffer fused, and a vector length for the cooperative fetch sampled.
+  std::vector<State> AddReadReuse(State state) const {
+    if (c_.reuse_read.req != "must") return {std::move(state)};
+    std::vector<State> out;
+    for (int level : c_.reuse_read.levels) {
+      State s = Fork(state);
+      ir::Schedule& sch = s.sch;
+      ir::LoopRV at = s.tiles[level - 1].back();
+      const size_t n_reads = sch.Get(s.block).reads.size();
+      for (size_t i = 0; i < n_reads; ++i) {
+        const ir::BlockNode& b = sch.Get(s.block);
+        const ir::Buffer buffer = b.reads[i].buffer;
+        bool written = false;
+        for (const auto& w : b.writes) written = written || w.buffer.same_as(buffer);
+        if (written) continue;
+        ir::BlockRV cache =
+            sch.CacheRead(s.block, static_cast<int>(i), c_.reuse_read.scope, {s.block});
+        sch.ComputeAt(cache, at, /*preserve_unit_loops=*/true);
+        std::vector<ir::LoopRV> cl = sch.GetLoops(cache);
+        const size_t ndim = buffer.ndim();
+        if (ndim > 1 && cl.size() >= ndim) sch.Fuse({cl.end() - static_cast<long>(ndim), cl.end()});
+        std::vector<int64_t> lens;
+        const int bytes = (buffer.dtype().bits() + 7) / 8;
+        for (int64_t len : c_.vector_load_lens) {
+          if (len * bytes > 16) continue;
+          if (bytes == 2 && len != 1 && len % 2 != 0) continue;
+          lens.push_back(len);
+        }
+        if (lens.empty()) continue;
+        std::vector<double> probs(lens.size(), 1.0 / static_cast<double>(lens.size()));
+        sch.Annotate(cache, ann::kCooperativeFetch, sch.SampleCategorical(lens, probs));
+      }
+      out.push_back(std::move(s));
+    }
+    return out;
   }
 
   // A copy of the state whose schedule draws from its own forked stream.
@@ -126,6 +202,8 @@ class MultiLevelTiling : public ScheduleRule {
 
   MultiLevelTilingConfig c_;
   std::vector<int> s_indices_, r_indices_;
+  int64_t warp_size_ = -1;  // GPU targets only
+  int64_t max_threads_ = -1;
 };
 
 }  // namespace

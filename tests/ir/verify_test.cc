@@ -787,11 +787,35 @@ TEST(VerifyTest, ThreadBindingWithoutTag) {
 TEST(VerifyTest, NestedLoopsBindTheSameThread) {
   Buffer A("A", f32, {IntImm(4), IntImm(4)});
   Var i("i"), j("j");
-  Stmt inner = For(j, IntImm(0), IntImm(4), ForKind::kThreadBinding,
+  // Another extent: not the same threads.
+  Stmt inner = For(j, IntImm(0), IntImm(2), ForKind::kThreadBinding,
                    BufferStore(A, FloatImm(0), {i, j}), "threadIdx.x");
   ExpectOne(Func({A}, For(i, IntImm(0), IntImm(4), ForKind::kThreadBinding, inner, "threadIdx.x")),
             "loop j in block 'root'",
-            "loop 'j' binds threadIdx.x, which an enclosing loop already binds");
+            "loop 'j' binds threadIdx.x, which an enclosing loop already binds with another "
+            "extent");
+  // blockIdx never nests in itself.
+  Stmt blocks = For(j, IntImm(0), IntImm(4), ForKind::kThreadBinding,
+                    BufferStore(A, FloatImm(0), {i, j}), "blockIdx.x");
+  ExpectOne(Func({A}, For(i, IntImm(0), IntImm(4), ForKind::kThreadBinding, blocks, "blockIdx.x")),
+            "loop j in block 'root'",
+            "loop 'j' binds blockIdx.x, which an enclosing loop already binds");
+}
+
+TEST(VerifyTest, NestedThreadLoopsOfOneExtentNameTheSameThreads) {
+  // A cooperative fetch under a compute's thread loop (MetaSchedule's GPU
+  // schedules bind both to threadIdx.x).
+  Buffer A("A", f32, {IntImm(4), IntImm(4)}), S("S", f32, {IntImm(4)});
+  Var i("i"), j("j");
+  Stmt fetch = For(j, IntImm(0), IntImm(4), ForKind::kThreadBinding,
+                   BufferStore(S, FloatImm(0), {j}), "threadIdx.x");
+  ExpectClean(Func({S}, For(i, IntImm(0), IntImm(4), ForKind::kThreadBinding, fetch, "threadIdx.x")));
+  // One that depends on the outer loop would lose its iterations when both
+  // become the same thread index.
+  Stmt uses_i = For(j, IntImm(0), IntImm(4), ForKind::kThreadBinding,
+                    BufferStore(A, FloatImm(0), {i, j}), "threadIdx.x");
+  ExpectOne(Func({A}, For(i, IntImm(0), IntImm(4), ForKind::kThreadBinding, uses_i, "threadIdx.x")),
+            "loop j in block 'root'", "and uses that loop's variable");
 }
 
 TEST(VerifyTest, NonIntegerLoopVariable) {

@@ -127,8 +127,8 @@ TEST(SpaceGenerator, UnknownKindAndTargetAreClearErrors) {
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find("no-such-space"), std::string::npos);
   }
-  EXPECT_THROW(MakeSpaceGenerator("from-target", ir::Target::Parse("cuda -arch=sm_90")),
-               std::invalid_argument);
+  // cuda targets have their own rule set (gpu_space_test.cc).
+  EXPECT_NE(MakeSpaceGenerator("from-target", ir::Target::Parse("cuda -arch=sm_90")), nullptr);
 }
 
 TEST(ScheduleFnSpace, UserScheduleIsTheOneSketch) {

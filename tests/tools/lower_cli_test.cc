@@ -79,3 +79,49 @@ TEST(LowerCli, BadInputIsAClearError) {
 }
 
 }  // namespace
+
+namespace {
+
+// A GPU schedule of GMM (batch 1, 128x128x128 at config 0): a 16x16 output
+// tile per block, one element per thread.
+std::string GpuGmmTrace() {
+  kiln::ir::Schedule sch(kiln::ir::MakeWorkload("GMM", 0));
+  auto z = sch.GetBlock("Z");
+  auto loops = sch.GetLoops(z);
+  auto is = sch.Split(loops[1], {std::monostate{}, int64_t{16}});
+  auto js = sch.Split(loops[2], {std::monostate{}, int64_t{16}});
+  sch.Reorder({is[0], js[0], is[1], js[1]});
+  sch.Bind(sch.Fuse({loops[0], is[0], js[0]}), "blockIdx.x");
+  sch.Bind(sch.Fuse({is[1], js[1]}), "threadIdx.x");
+  return sch.trace().AsJSONString();
+}
+
+TEST(LowerCli, CudaTargetAddsTheGpuPassesAndEmitsCuda) {
+  TempFile trace(GpuGmmTrace());
+  ASSERT_TRUE(trace.ok());
+  const std::string base = "lower --workload GMM --trace " + trace.path() +
+                           " --target 'cuda -arch=sm_90'";
+  Result all = RunKiln(base + " --print-after-all", false);
+  ASSERT_EQ(all.code, 0) << all.out;
+  kiln::ir::Target sm90 = kiln::ir::Target::Parse("cuda -arch=sm_90");
+  for (const auto& p : kiln::ir::transform::LoweringPipeline(sm90)) {
+    EXPECT_NE(all.out.find("# after " + p.name + "\n"), std::string::npos) << p.name;
+  }
+  Result cuda = RunKiln(base + " --emit cuda", false);
+  ASSERT_EQ(cuda.code, 0) << cuda.out;
+  EXPECT_NE(cuda.out.find("extern \"C\" __global__ void __launch_bounds__(256) main_kernel0("),
+            std::string::npos)
+      << cuda.out;
+  EXPECT_NE(cuda.out.find("// launch main_kernel0<<<dim3(64, 1, 1), dim3(256, 1, 1), 0>>>"),
+            std::string::npos)
+      << cuda.out;
+  // The CUDA C needs a cuda target, and an unbound schedule is no GPU program.
+  Result cpu = RunKiln("lower --workload GMM --trace " + trace.path() + " --emit cuda");
+  EXPECT_NE(cpu.code, 0);
+  EXPECT_NE(cpu.out.find("--emit cuda needs a cuda --target"), std::string::npos) << cpu.out;
+  Result unbound = RunKiln("lower --workload GMM --target 'cuda -arch=sm_90' --emit cuda");
+  EXPECT_NE(unbound.code, 0);
+  EXPECT_NE(unbound.out.find("not bound to GPU threads"), std::string::npos) << unbound.out;
+}
+
+}  // namespace

@@ -208,6 +208,18 @@ TEST_F(TuneCli, BadFlagsFailClearly) {
   auto cuda = RunKiln("tune --workload GMM:0 --trials 4 --target 'cuda -arch=sm_90' --db " + db_);
   EXPECT_EQ(cuda.code, 1) << cuda.out;
   EXPECT_NE(cuda.out.find("kiln: error"), std::string::npos) << cuda.out;
+  EXPECT_NE(cuda.out.find("no GPU runner yet"), std::string::npos) << cuda.out;
+}
+
+// Without a GPU, --build-only still samples the CUDA design space, runs the
+// postprocessors and builds every candidate down to a cubin for sm_90.
+TEST_F(TuneCli, CudaBuildOnlySamplesAndAssembles) {
+  auto r = RunKiln("tune --workload GMM:0 --target 'cuda -arch=sm_90' --build-only "
+                   "--trials-per-iter 3 --seed 5");
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("3 of 3 candidates built and assembled for sm_90"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("bytes of PTX"), std::string::npos) << r.out;
 }
 
 }  // namespace

@@ -360,12 +360,26 @@ Mover::RequiredRegions() {
     VarMap binding;
     for (size_t i = 0; i < b->iter_vars.size(); ++i)
       binding[b->iter_vars[i].var.get()] = r->iter_values[i];
-    arith::IntSetMap dom;
+    arith::IntSetMap inner_dom;
     for (const ForNode* l : loops) {
-      dom[l->loop_var.get()] = IntervalSet::FromRange(Range{l->min, l->extent}, &an_);
+      inner_dom[l->loop_var.get()] = IntervalSet::FromRange(Range{l->min, l->extent}, &an_);
     }
     for (const auto& region : reverse_ ? b->writes : b->reads) {
       if (!provided.count(region.buffer.get())) continue;
+      // GPU: a buffer every thread of a group shares is computed for all of
+      // them, so the thread-bound loops above the target whose threads share
+      // the buffer's memory are relaxed too (TVM's CanRelaxStorageUnderThread:
+      // shared memory over threadIdx and vthread, global over every thread
+      // axis). CPU programs have no thread-bound loops.
+      arith::IntSetMap dom = inner_dom;
+      const std::string& scope = region.buffer->scope;
+      for (size_t i = scope_index_ + 1; i < loop_path_.size(); ++i) {
+        const auto* l = loop_path_[i].as<ForNode>();
+        if (l == nullptr || l->for_kind != ForKind::kThreadBinding) continue;
+        bool block_axis = l->thread_tag.rfind("blockIdx", 0) == 0;
+        bool relax = scope == "global" || ((scope == "shared" || scope == "shared.dyn") && !block_axis);
+        if (relax) dom[l->loop_var.get()] = IntervalSet::FromRange(Range{l->min, l->extent}, &an_);
+      }
       std::vector<IntervalSet> dims;
       for (size_t d = 0; d < region.region.size(); ++d) {
         const Range& rg = region.region[d];

@@ -10,6 +10,7 @@
 //     threadIdx.* may also feed reduction iterators: TVM's cross-thread
 //     reduction, which its lowering turns into a reduction across threads).
 // Unroll does not change the iteration order and has no preconditions.
+#include <functional>
 #include <set>
 #include <string>
 
@@ -19,6 +20,7 @@
 #include "ir/schedule/inst_args.h"
 #include "ir/schedule/primitive/kinds.h"
 #include "ir/schedule/schedule.h"
+#include "ir/substitute.h"
 
 namespace kiln::ir {
 
@@ -46,21 +48,40 @@ bool UsesVar(const Expr& e, const VarNode* v) {
 }
 
 // Whether a loop enclosing the loop at `loop_path`, or one inside it, binds
-// `tag` (nested loops cannot share a thread axis).
+// `tag` (nested loops cannot share a thread axis), except a threadIdx loop
+// nested in one of the same extent: both name the same threads, which is how
+// a cooperative fetch under a compute's thread loop is bound (TVM's GPU
+// schedules do this).
 bool OtherLoopBinds(const StmtPath& loop_path, const std::string& tag) {
+  const ForNode* self = loop_path.back().as<ForNode>();
+  const bool thread = tag.rfind("threadIdx", 0) == 0;
+  int64_t extent = -1;
+  if (!AsConstInt(self->extent, &extent)) extent = -1;
+  // `outer` encloses `inner`; both bind `tag`.
+  auto conflicts = [&](const ForNode* outer, const ForNode* inner) {
+    int64_t other = -2;
+    if (!AsConstInt((outer == self ? inner : outer)->extent, &other)) other = -2;
+    const VarNode* v = outer->loop_var.get();
+    return !thread || other != extent ||
+           UsesVar(inner->body, [v](const VarNode* u) { return u == v; });
+  };
   for (size_t i = 0; i + 1 < loop_path.size(); ++i) {
     const auto* f = loop_path[i].as<ForNode>();
-    if (f && f->for_kind == ForKind::kThreadBinding && f->thread_tag == tag) return true;
+    if (f && f->for_kind == ForKind::kThreadBinding && f->thread_tag == tag && conflicts(f, self)) {
+      return true;
+    }
   }
   struct Finder : IRVisitor {
-    std::string tag;
+    std::function<bool(const ForNode*)> conflicts;
     bool found = false;
     void VisitFor(const ForNode* op) override {
-      if (op->for_kind == ForKind::kThreadBinding && op->thread_tag == tag) found = true;
+      if (conflicts(op)) found = true;
       IRVisitor::VisitFor(op);
     }
   } finder;
-  finder.tag = tag;
+  finder.conflicts = [&](const ForNode* f) {
+    return f->for_kind == ForKind::kThreadBinding && f->thread_tag == tag && conflicts(self, f);
+  };
   finder.VisitStmt(loop_path.back().as<ForNode>()->body);
   return finder.found;
 }
