@@ -235,6 +235,11 @@ struct Database::Impl {
                           std::to_string(kSchemaVersion) + "); upgrade Kiln to use it");
     }
     if (version == kSchemaVersion) return;
+    // An older file opened read-only is read as it is: migrations since
+    // version 1 only add tables (version 2: the farm's jobs), and query,
+    // compile and the C API read records, so a build pipeline keeps reading
+    // a database that a newer Kiln has not written yet.
+    if (read_only && version >= 1) return;
     if (read_only) {
       throw DatabaseError(path + (tables == 0 ? ": empty file, not a Kiln tuning database"
                                               : ": schema version " + std::to_string(version) +

@@ -62,7 +62,13 @@ TEST_F(JobsTable, AVersionOneFileIsMigrated) {
   ASSERT_EQ(sqlite3_open(path_.c_str(), &s), SQLITE_OK);
   ASSERT_EQ(sqlite3_exec(s, "DROP TABLE jobs; PRAGMA user_version = 1;", nullptr, nullptr, nullptr), SQLITE_OK);
   sqlite3_close(s);
-  EXPECT_THROW(Database::Open(path_, Database::Mode::kReadOnly), DatabaseError);  // needs a migration
+  {
+    // Read-only, it is read as it is (records need no migration); the jobs
+    // table it lacks is an error that says so, not a crash.
+    Database ro = Database::Open(path_, Database::Mode::kReadOnly);
+    EXPECT_EQ(ro.Size(), 0);
+    EXPECT_THROW(ro.Jobs(), DatabaseError);
+  }
   Database db = Database::Open(path_);
   EXPECT_TRUE(db.Jobs().empty());
   EXPECT_EQ(db.CreateJob("{}", 0, "queued"), 1);
