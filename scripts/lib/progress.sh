@@ -20,7 +20,9 @@ kiln__progress_of() {
   fi
   # apt-get: "Unpacking libllvm16:amd64 ..." / "Setting up ..."
   last=$(grep -oE '^(Get:[0-9]+|Unpacking|Setting up) [^ ]+' "$log" 2>/dev/null | tail -n 1)
-  [ -n "$last" ] && printf '%s' "$last"
+  # Always succeed: the caller runs under `set -e` and an empty log is normal.
+  if [ -n "$last" ]; then printf '%s' "$last"; fi
+  return 0
 }
 
 kiln_step() {
