@@ -4,6 +4,7 @@
 // total latency (TVM's task table).
 #include <unistd.h>
 
+#include <algorithm>
 #include <csignal>
 #include <iomanip>
 #include <iostream>
@@ -92,6 +93,9 @@ int TuneMany(const TuneCliOptions& cli) {
     }
   }
   search::ParseStrategyKind(o.strategy);  // a clear error for a job's unknown strategy
+  // Without --trials (or a job's), every task gets the single-workload
+  // default of 64 rather than the first task taking the whole budget.
+  if (o.given.count("--trials") == 0 && o.job.empty()) o.trials = 64 * static_cast<int64_t>(specs.size());
   const ir::Target target = ResolveTargetFlag(o.target);
   if (o.build_only) throw std::runtime_error("--build-only takes one --workload");
   RequireMeasurableTarget(target);
