@@ -8,7 +8,7 @@
 #include <string>
 
 #include "bench/bench_util.h"
-#include "ir/printer.h"
+#include "ir/text/printer.h"
 #include "ir/schedule/schedule.h"
 #include "ir/workloads/suite.h"
 

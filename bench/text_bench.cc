@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "bench/bench_util.h"
-#include "ir/parser.h"
-#include "ir/printer.h"
+#include "ir/text/parser.h"
+#include "ir/text/printer.h"
 #include "ir/structural_hash.h"
 #include "ir/workloads/suite.h"
 

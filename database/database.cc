@@ -11,8 +11,8 @@
 #include <unordered_map>
 
 #include "database/record_json.h"
-#include "ir/parser.h"
-#include "ir/printer.h"
+#include "ir/text/parser.h"
+#include "ir/text/printer.h"
 #include "ir/structural_equal.h"
 #include "ir/structural_hash.h"
 #include "ir/target.h"

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "database/database.h"
-#include "ir/parser.h"
+#include "ir/text/parser.h"
 
 struct kiln_db {
   kiln::database::Database db;

@@ -5,8 +5,8 @@
 #include <string>
 #include <string_view>
 
-#include "ir/parser.h"
-#include "ir/printer.h"
+#include "ir/text/parser.h"
+#include "ir/text/printer.h"
 
 namespace {
 

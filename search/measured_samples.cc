@@ -3,7 +3,7 @@
 #include <limits>
 #include <map>
 
-#include "ir/parser.h"
+#include "ir/text/parser.h"
 #include "ir/schedule/schedule.h"
 #include "ir/schedule/trace.h"
 

@@ -12,7 +12,7 @@
 #include "codegen/llvm_backend.h"
 #include "database/database.h"
 #include "ir/prim_func.h"
-#include "ir/printer.h"
+#include "ir/text/printer.h"
 #include "search/target_lookup.h"
 #include "tools/commands.h"
 #include "tools/target_spec.h"

@@ -13,7 +13,7 @@
 
 #include "database/database.h"
 #include "database/record_json.h"
-#include "ir/printer.h"
+#include "ir/text/printer.h"
 #include "ir/structural_hash.h"
 #include "kiln/v1/farm.grpc.pb.h"
 #include "search/target_lookup.h"

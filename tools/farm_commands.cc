@@ -18,7 +18,7 @@
 #include <sstream>
 #include <thread>
 
-#include "ir/printer.h"
+#include "ir/text/printer.h"
 #include "ir/structural_hash.h"
 #include "kiln/v1/farm.grpc.pb.h"
 #include "rpc/farm/coordinator.h"

@@ -8,8 +8,8 @@
 #include <sstream>
 
 #include "ir/error.h"
-#include "ir/parser.h"
-#include "ir/printer.h"
+#include "ir/text/parser.h"
+#include "ir/text/printer.h"
 #include "ir/structural_hash.h"
 #include "ir/verify.h"
 #include "ir/workloads/suite.h"

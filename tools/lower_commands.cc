@@ -5,7 +5,7 @@
 #include <memory>
 
 #include "codegen/cuda/cuda_codegen.h"
-#include "ir/printer.h"
+#include "ir/text/printer.h"
 #include "ir/transform/lower.h"
 #include "ir/transform/verify_gpu_code.h"
 #include "ir/transform/verify_lowered.h"

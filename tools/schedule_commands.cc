@@ -3,7 +3,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
-#include "ir/printer.h"
+#include "ir/text/printer.h"
 #include "ir/schedule/schedule.h"
 #include "tools/commands.h"
 #include "tools/workload_spec.h"

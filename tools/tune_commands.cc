@@ -25,7 +25,7 @@
 #include "database/database.h"
 #include "database/record_json.h"
 #include "ir/flops.h"
-#include "ir/printer.h"
+#include "ir/text/printer.h"
 #include "ir/schedule/trace.h"
 #include "rpc/local_runner.h"
 #include "search/measured_samples.h"

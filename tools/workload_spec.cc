@@ -7,7 +7,7 @@
 #include <system_error>
 #include <filesystem>
 
-#include "ir/parser.h"
+#include "ir/text/parser.h"
 #include "ir/schedule/schedule.h"
 #include "ir/schedule/trace.h"
 #include "ir/workloads/suite.h"

@@ -10,7 +10,7 @@
 #include "ir/arith/iter_map.h"
 #include "ir/functor.h"
 #include "ir/op.h"
-#include "ir/printer.h"
+#include "ir/text/printer.h"
 #include "ir/structural_equal.h"
 #include "ir/substitute.h"
 

@@ -11,8 +11,8 @@
 #include "ir/arith/iter_map.h"
 #include "ir/error.h"
 #include "ir/op.h"
-#include "ir/parser.h"
-#include "ir/printer.h"
+#include "ir/text/parser.h"
+#include "ir/text/printer.h"
 #include "ir/substitute.h"
 
 namespace kiln::ir {

@@ -1,4 +1,4 @@
-// The parser's internal state, shared by ir/parser.cc (statements and
+// The parser's internal state, shared by ir/text/parser.cc (statements and
 // functions) and ir/text/expr_parser.cc (expressions and call arguments).
 #pragma once
 
@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "ir/error.h"
-#include "ir/parser.h"
+#include "ir/text/parser.h"
 #include "ir/functor.h"
 #include "ir/prim_func.h"
 #include "ir/text/lexer.h"

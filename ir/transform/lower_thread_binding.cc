@@ -17,7 +17,7 @@
 #include "ir/error.h"
 #include "ir/functor.h"
 #include "ir/op.h"
-#include "ir/printer.h"
+#include "ir/text/printer.h"
 #include "ir/substitute.h"
 #include "ir/transform/passes.h"
 

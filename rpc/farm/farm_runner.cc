@@ -1,6 +1,6 @@
 #include "rpc/farm/farm_runner.h"
 
-#include "ir/printer.h"
+#include "ir/text/printer.h"
 #include "ir/structural_hash.h"
 #include "rpc/proto_convert.h"
 

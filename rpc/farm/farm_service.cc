@@ -1,7 +1,7 @@
 #include "rpc/farm/farm_service.h"
 
 #include "database/database.h"
-#include "ir/parser.h"
+#include "ir/text/parser.h"
 #include "rpc/farm/coordinator.h"
 
 namespace kiln::rpc::farm {

@@ -9,7 +9,7 @@
 
 #include "database/database.h"
 #include "ir/flops.h"
-#include "ir/parser.h"
+#include "ir/text/parser.h"
 #include "ir/structural_hash.h"
 #include "ir/target.h"
 #include "rpc/farm/farm_runner.h"

@@ -2,7 +2,7 @@
 
 #include "codegen/target_features.h"
 
-#include "ir/parser.h"
+#include "ir/text/parser.h"
 #include "ir/structural_hash.h"
 #include "ir/target.h"
 #include "rpc/farm/coordinator.h"

@@ -15,7 +15,7 @@
 #include <thread>
 #include <vector>
 
-#include "ir/parser.h"
+#include "ir/text/parser.h"
 #include "ir/schedule/schedule.h"
 #include "ir/schedule/trace.h"
 #include "ir/structural_hash.h"

@@ -14,7 +14,7 @@
 #include "ir/error.h"
 #include "ir/functor.h"
 #include "ir/op.h"
-#include "ir/parser.h"
+#include "ir/text/parser.h"
 #include "ir/workloads/suite.h"
 
 namespace kiln::ir {

@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "ir/printer.h"
+#include "ir/text/printer.h"
 #include "tests/common/reduced_suite.h"
 #include "tests/rpc/farm_cluster.h"
 

@@ -1,8 +1,8 @@
 // add_unit_loop: golden text, semantics, refusals, trace form.
 #include <gtest/gtest.h>
 
-#include "ir/parser.h"
-#include "ir/printer.h"
+#include "ir/text/parser.h"
+#include "ir/text/printer.h"
 #include "ir/workloads/suite.h"
 #include "tests/schedule/schedule_test_util.h"
 

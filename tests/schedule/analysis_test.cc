@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "ir/parser.h"
+#include "ir/text/parser.h"
 #include "ir/workloads/suite.h"
 
 namespace kiln::ir {

@@ -4,8 +4,8 @@
 
 #include <string>
 
-#include "ir/parser.h"
-#include "ir/printer.h"
+#include "ir/text/parser.h"
+#include "ir/text/printer.h"
 #include "ir/schedule/schedule.h"
 #include "ir/workloads/suite.h"
 #include "tests/schedule/cache_test_programs.h"

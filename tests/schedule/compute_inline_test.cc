@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "ir/ir.h"
-#include "ir/parser.h"
-#include "ir/printer.h"
+#include "ir/text/parser.h"
+#include "ir/text/printer.h"
 #include "ir/schedule/schedule.h"
 #include "ir/workloads/suite.h"
 #include "tests/schedule/schedule_test_util.h"

@@ -4,7 +4,7 @@
 
 #include "ir/error.h"
 #include "ir/op.h"
-#include "ir/printer.h"
+#include "ir/text/printer.h"
 
 namespace kiln::ir {
 namespace {

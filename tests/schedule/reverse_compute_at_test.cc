@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "ir/ir.h"
-#include "ir/parser.h"
+#include "ir/text/parser.h"
 #include "ir/workloads/suite.h"
 #include "tests/schedule/schedule_test_util.h"
 

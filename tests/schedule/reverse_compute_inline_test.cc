@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "ir/ir.h"
-#include "ir/parser.h"
-#include "ir/printer.h"
+#include "ir/text/parser.h"
+#include "ir/text/printer.h"
 #include "ir/schedule/primitive/compute_inline.h"
 #include "ir/schedule/schedule.h"
 #include "ir/workloads/suite.h"

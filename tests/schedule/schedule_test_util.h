@@ -10,7 +10,7 @@
 #include "ir/compare.h"
 #include "ir/interpreter.h"
 #include "ir/ndarray.h"
-#include "ir/printer.h"
+#include "ir/text/printer.h"
 #include "ir/schedule/schedule.h"
 #include "ir/structural_equal.h"
 #include "ir/verify.h"

@@ -4,7 +4,7 @@
 #include <thread>
 
 #include "ir/ir.h"
-#include "ir/printer.h"
+#include "ir/text/printer.h"
 #include "ir/schedule/schedule.h"
 #include "ir/structural_equal.h"
 

@@ -10,7 +10,7 @@
 #include "codegen/cuda/cuda_codegen.h"
 #include "codegen/cuda/nvrtc_compiler.h"
 #include "codegen/llvm_backend.h"
-#include "ir/printer.h"
+#include "ir/text/printer.h"
 #include "search/postproc.h"
 #include "search/space_generator.h"
 #include "search_test_util.h"

@@ -6,7 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "../schedule/schedule_test_util.h"
-#include "ir/printer.h"
+#include "ir/text/printer.h"
 #include "ir/schedule/tree.h"
 #include "search/analysis.h"
 #include "search/annotations.h"

@@ -1,11 +1,11 @@
 // Parser: the TVMScript variants it accepts, and its error messages with
 // their exact locations.
-#include "ir/parser.h"
+#include "ir/text/parser.h"
 
 #include <gtest/gtest.h>
 
 #include "ir/op.h"
-#include "ir/printer.h"
+#include "ir/text/printer.h"
 
 namespace kiln::ir {
 namespace {

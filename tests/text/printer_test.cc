@@ -1,6 +1,6 @@
 // Printing hand-built functions: golden text, and print -> parse -> print is
 // a fixed point.
-#include "ir/printer.h"
+#include "ir/text/printer.h"
 
 #include <gtest/gtest.h>
 
@@ -8,7 +8,7 @@
 #include <limits>
 
 #include "ir/op.h"
-#include "ir/parser.h"
+#include "ir/text/parser.h"
 
 namespace kiln::ir {
 namespace {

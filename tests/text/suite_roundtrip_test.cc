@@ -8,8 +8,8 @@
 #include <map>
 #include <sstream>
 
-#include "ir/parser.h"
-#include "ir/printer.h"
+#include "ir/text/parser.h"
+#include "ir/text/printer.h"
 #include "ir/structural_equal.h"
 #include "ir/structural_hash.h"
 #include "ir/workloads/suite.h"

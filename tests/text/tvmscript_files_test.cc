@@ -6,8 +6,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "ir/parser.h"
-#include "ir/printer.h"
+#include "ir/text/parser.h"
+#include "ir/text/printer.h"
 
 namespace kiln::ir {
 namespace {

@@ -13,7 +13,7 @@
 #include <fstream>
 #include <unistd.h>
 
-#include "ir/parser.h"
+#include "ir/text/parser.h"
 #include "ir/schedule/schedule.h"
 #include "ir/workloads/suite.h"
 #include "ir/transform/lower.h"

@@ -13,8 +13,8 @@
 #include <thread>
 
 #include "database/database.h"
-#include "ir/parser.h"
-#include "ir/printer.h"
+#include "ir/text/parser.h"
+#include "ir/text/printer.h"
 #include "ir/schedule/schedule.h"
 #include "ir/schedule/trace.h"
 #include "ir/structural_hash.h"

@@ -7,8 +7,8 @@
 // and that its output prints and parses back.
 #include <gtest/gtest.h>
 
-#include "ir/parser.h"
-#include "ir/printer.h"
+#include "ir/text/parser.h"
+#include "ir/text/printer.h"
 #include "ir/transform/passes.h"
 #include "lower_test_util.h"
 

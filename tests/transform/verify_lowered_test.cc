@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "ir/error.h"
-#include "ir/parser.h"
+#include "ir/text/parser.h"
 #include "ir/transform/lower.h"
 #include "ir/transform/verify_lowered.h"
 

@@ -19,7 +19,7 @@
 #include "ir/arith/iter_map.h"
 #include "ir/functor.h"
 #include "ir/op.h"
-#include "ir/printer.h"
+#include "ir/text/printer.h"
 #include "ir/schedule/inst_args.h"
 #include "ir/schedule/primitive/kinds.h"
 #include "ir/schedule/schedule.h"

@@ -5,7 +5,7 @@
 
 #include "ir/arith/analyzer.h"
 #include "ir/op.h"
-#include "ir/printer.h"
+#include "ir/text/printer.h"
 #include "ir/schedule/analysis.h"
 #include "ir/schedule/inst_args.h"
 #include "ir/schedule/primitive/kinds.h"

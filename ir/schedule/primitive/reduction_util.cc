@@ -5,7 +5,7 @@
 
 #include "ir/functor.h"
 #include "ir/op.h"
-#include "ir/printer.h"
+#include "ir/text/printer.h"
 #include "ir/schedule/analysis.h"
 #include "ir/schedule/schedule_error.h"
 #include "ir/structural_equal.h"

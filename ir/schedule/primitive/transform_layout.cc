@@ -11,7 +11,7 @@
 #include "ir/error.h"
 #include "ir/functor.h"
 #include "ir/op.h"
-#include "ir/printer.h"
+#include "ir/text/printer.h"
 #include "ir/schedule/inst_args.h"
 #include "ir/schedule/primitive/kinds.h"
 #include "ir/schedule/schedule.h"

@@ -1,4 +1,4 @@
-#include "ir/printer.h"
+#include "ir/text/printer.h"
 
 #include <charconv>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "ir/parser.h"
+#include "ir/text/parser.h"
 
 #include <unordered_map>
 

@@ -1,7 +1,7 @@
 // The canonical text form of the IR: a subset of TVMScript.
 //
 // ToText(PrimFunc) is the form files, databases and tests store; parsing it
-// back (ir/parser.h) gives a structurally identical function, and printing
+// back (ir/text/parser.h) gives a structurally identical function, and printing
 // that again gives the same text.
 //
 // Choices that make the form canonical (the parser undoes each one):

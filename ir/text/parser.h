@@ -1,4 +1,4 @@
-// Reads the canonical text form (ir/printer.h) and the TVMScript subset TVM
+// Reads the canonical text form (ir/text/printer.h) and the TVMScript subset TVM
 // prints for the same IR.
 #pragma once
 
