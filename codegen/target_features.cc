@@ -132,7 +132,9 @@ class Subtargets {
 ir::Target Canonicalize(const ir::Target& in) {
   ir::Target t = in;
   const std::string triple = TripleOf(in);
-  if (triple == DefaultTriple()) t.mtriple.clear();
+  // One spelling per triple: the default one is dropped, any other is
+  // LLVM's normalized form ("x86_64-linux-gnu" -> "x86_64-unknown-linux-gnu").
+  t.mtriple = triple == DefaultTriple() ? std::string() : triple;
   Subtargets sub(triple);
   if (!sub.KnowsCpu(in.mcpu)) return ir::Target::Parse(t.ToString());
   // Keep only the -mattr entries it takes to reach the same feature bits:

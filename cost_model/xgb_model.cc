@@ -13,6 +13,9 @@
 #include <unordered_map>
 
 #include <nlohmann/json.hpp>
+#include <random>
+
+#include "cost_model/metrics.h"
 
 namespace kiln::cost_model {
 namespace {
@@ -47,14 +50,91 @@ struct Packed {
   std::vector<float> values;
   std::vector<int64_t> program_of_row;
   std::vector<double> labels;  // per program
+  std::vector<int> group;      // per program: its workload, for "rank"
   int64_t rows() const { return static_cast<int64_t>(program_of_row.size()); }
   int64_t programs() const { return static_cast<int64_t>(labels.size()); }
-  void Add(const FeatureRows& f, double label) {
+  void Add(const FeatureRows& f, double label, int workload = 0) {
     values.insert(values.end(), f.values.begin(), f.values.end());
     for (int64_t r = 0; r < f.rows; ++r) program_of_row.push_back(programs());
     labels.push_back(label);
+    group.push_back(workload);
+  }
+  // Program indices by group.
+  std::map<int, std::vector<size_t>> Groups() const {
+    std::map<int, std::vector<size_t>> g;
+    for (size_t p = 0; p < group.size(); ++p) g[group[p]].push_back(p);
+    return g;
   }
 };
+
+double Sigmoid(double x) { return 1.0 / (1.0 + std::exp(-x)); }
+
+// The pairwise logistic loss's gradient and (diagonal) hessian per program:
+// for programs a, b of one workload with label y_a > y_b, the loss
+// |y_a - y_b| * log(1 + exp(-(s_a - s_b))). A group small enough takes every
+// pair; a larger one `partners` random partners per program (seeded by the
+// round, so training repeats exactly). Each program's sums are divided by its
+// pair count, so the step does not grow with the group.
+void RankGradients(const Packed& d, const std::vector<double>& score, int partners, uint64_t seed,
+                   std::vector<double>* grad, std::vector<double>* hess) {
+  grad->assign(static_cast<size_t>(d.programs()), 0.0);
+  hess->assign(static_cast<size_t>(d.programs()), 0.0);
+  std::vector<double> pairs(static_cast<size_t>(d.programs()), 0.0);
+  std::mt19937_64 rng(seed);
+  auto pair = [&](size_t a, size_t b) {
+    if (d.labels[a] == d.labels[b]) return;
+    if (d.labels[a] < d.labels[b]) std::swap(a, b);
+    const double w = d.labels[a] - d.labels[b];
+    const double p = Sigmoid(-(score[a] - score[b]));  // chance the order is wrong
+    (*grad)[a] -= w * p;
+    (*grad)[b] += w * p;
+    const double h = w * std::max(p * (1 - p), 1e-6);
+    (*hess)[a] += h;
+    (*hess)[b] += h;
+    pairs[a] += 1;
+    pairs[b] += 1;
+  };
+  for (const auto& [g, members] : d.Groups()) {
+    const size_t n = members.size();
+    if (n < 2) continue;
+    if (n <= static_cast<size_t>(partners) + 1) {
+      for (size_t i = 0; i < n; ++i)
+        for (size_t j = i + 1; j < n; ++j) pair(members[i], members[j]);
+      continue;
+    }
+    std::uniform_int_distribution<size_t> other(0, n - 2);
+    for (size_t i = 0; i < n; ++i) {
+      for (int k = 0; k < partners; ++k) {
+        size_t j = other(rng);
+        if (j >= i) ++j;
+        pair(members[i], members[j]);
+      }
+    }
+  }
+  for (size_t p = 0; p < pairs.size(); ++p) {
+    if (pairs[p] == 0) continue;
+    (*grad)[p] /= pairs[p];
+    (*hess)[p] /= pairs[p];
+  }
+}
+
+// 1 - the mean Spearman correlation of predictions and labels within each
+// group (groups of fewer than 2 programs left out).
+double RankError(const Packed& d, const std::vector<double>& score) {
+  double sum = 0;
+  int n = 0;
+  for (const auto& [g, members] : d.Groups()) {
+    if (members.size() < 2) continue;
+    std::vector<double> s, y;
+    for (size_t p : members) {
+      s.push_back(score[p]);
+      y.push_back(d.labels[p]);
+    }
+    sum += SpearmanCorrelation(s, y);
+    ++n;
+  }
+  return n == 0 ? 0 : 1 - sum / n;
+}
 
 // Per-row outputs of the trees [begin, end) (base_score is 0).
 std::vector<float> PredictRows(BoosterHandle b, const DMatrix& m, int begin, int end,
@@ -145,11 +225,21 @@ BoosterHandle Boost(const XGBModelConfig& c, const Packed& train, const Packed* 
     for (int it = 0; it < max_rounds; ++it) {
       std::vector<double> sum(static_cast<size_t>(train.programs()), 0.0);
       for (size_t r = 0; r < row_pred.size(); ++r) sum[static_cast<size_t>(train.program_of_row[r])] += row_pred[r];
-      for (size_t r = 0; r < row_pred.size(); ++r) {
-        const size_t p = static_cast<size_t>(train.program_of_row[r]);
-        const double y = train.labels[p], w = std::max(y, c.min_weight);
-        grad[r] = static_cast<float>(w * (sum[p] - y));
-        hess[r] = static_cast<float>(w);
+      if (c.objective == "rank") {
+        std::vector<double> pg, ph;
+        RankGradients(train, sum, c.rank_partners, static_cast<uint64_t>(c.seed) * 7919 + it, &pg, &ph);
+        for (size_t r = 0; r < row_pred.size(); ++r) {
+          const size_t p = static_cast<size_t>(train.program_of_row[r]);
+          grad[r] = static_cast<float>(pg[p]);
+          hess[r] = static_cast<float>(ph[p]);
+        }
+      } else {
+        for (size_t r = 0; r < row_pred.size(); ++r) {
+          const size_t p = static_cast<size_t>(train.program_of_row[r]);
+          const double y = train.labels[p], w = std::max(y, c.min_weight);
+          grad[r] = static_cast<float>(w * (sum[p] - y));
+          hess[r] = static_cast<float>(w);
+        }
       }
       Check(XGBoosterBoostOneIter(b, dtrain.get(), grad.data(), hess.data(),
                                   static_cast<bst_ulong>(grad.size())),
@@ -164,7 +254,8 @@ BoosterHandle Boost(const XGBModelConfig& c, const Packed& train, const Packed* 
       for (size_t r = 0; r < valid_row_pred.size(); ++r) valid_row_pred[r] += vtree[r];
       std::vector<double> vsum(static_cast<size_t>(valid->programs()), 0.0);
       for (size_t r = 0; r < valid_row_pred.size(); ++r) vsum[static_cast<size_t>(valid->program_of_row[r])] += valid_row_pred[r];
-      const double rmse = WeightedRmse(vsum, valid->labels, c.min_weight);
+      const double rmse = c.objective == "rank" ? RankError(*valid, vsum)
+                                                : WeightedRmse(vsum, valid->labels, c.min_weight);
       if (rmse < best) {
         best = rmse;
         best_round = it + 1;
@@ -230,6 +321,10 @@ struct XGBModel::Booster {
 XGBModel::XGBModel(XGBModelConfig config) : config_(std::move(config)) {
   if (config_.nthread < 1) throw std::invalid_argument("XGBModel: nthread must be >= 1");
   if (config_.validation_every < 2) throw std::invalid_argument("XGBModel: validation_every must be >= 2");
+  if (config_.objective != "reg" && config_.objective != "rank") {
+    throw std::invalid_argument("XGBModel: objective '" + config_.objective + "': expected 'reg' or 'rank'");
+  }
+  if (config_.rank_partners < 1) throw std::invalid_argument("XGBModel: rank_partners must be >= 1");
 }
 XGBModel::~XGBModel() = default;
 XGBModel::XGBModel(XGBModel&&) noexcept = default;
@@ -283,12 +378,14 @@ TrainingReport XGBModel::Train() {
   // Deterministic split: every validation_every-th program of each workload.
   Packed all, train, valid;
   std::map<std::string, int64_t> seen;
+  std::map<std::string, int> group;
   for (const FeatureSample& s : data_) {
     if (s.features.rows == 0) continue;
     const double y = label(s);
-    all.Add(s.features, y);
+    const int g = group.emplace(s.workload_key, static_cast<int>(group.size())).first->second;
+    all.Add(s.features, y, g);
     const int64_t k = seen[s.workload_key]++;
-    ((k % config_.validation_every == config_.validation_every - 1) ? valid : train).Add(s.features, y);
+    ((k % config_.validation_every == config_.validation_every - 1) ? valid : train).Add(s.features, y, g);
   }
   TrainingReport report;
   report.programs = all.programs();
@@ -343,7 +440,11 @@ std::vector<double> XGBModel::PredictFeatures(const std::vector<FeatureRows>& pr
   if (p.rows() == 0) return scores;
   DMatrix m(p.values, p.rows(), config_.nthread);
   const std::vector<float> out = PredictRows(booster_->h, m, 0, 0, p.rows());
-  return SumByProgram(out, p.program_of_row, p.programs());
+  std::vector<double> sums = SumByProgram(out, p.program_of_row, p.programs());
+  if (config_.objective == "rank") {
+    for (double& v : sums) v = Sigmoid(v);
+  }
+  return sums;
 }
 
 void XGBModel::Save(const std::string& path) const {
@@ -359,6 +460,7 @@ void XGBModel::Save(const std::string& path) const {
       {"num_features", kNumFeatures},
       {"training_size", last_train_size_},
       {"rounds", trained() ? booster_->rounds : 0},
+      {"objective", config_.objective},
       {"booster_bytes", static_cast<uint64_t>(len)},
       {"booster_fnv1a64", Hex(Fnv1a(buf, static_cast<size_t>(len)))},
   };
@@ -414,6 +516,12 @@ XGBModel XGBModel::Load(const std::string& path, XGBModelConfig config) {
     const char* data = content.data() + nl + 1;
     if (h.at("booster_fnv1a64").get<std::string>() != Hex(Fnv1a(data, static_cast<size_t>(len)))) {
       throw fail("the booster's checksum does not match (corrupt)");
+    }
+    // The objective decides how predictions are read; files written before
+    // it was recorded are "reg".
+    config.objective = h.value("objective", std::string("reg"));
+    if (config.objective != "reg" && config.objective != "rank") {
+      throw fail("unknown objective '" + config.objective + "'");
     }
     XGBModel m(std::move(config));
     m.last_train_size_ = h.at("training_size").get<int64_t>();

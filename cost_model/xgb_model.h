@@ -72,6 +72,16 @@ struct XGBModelConfig {
   // Squashes labels to a log scale: y' = 1 + log10(max(y, 1e-3)) / 3, so
   // [1e-3, 1] maps onto [0, 1] (failures stay 0). TVM uses y itself.
   bool log_label = false;
+  // The boosting objective over each program's summed row predictions:
+  // "reg" is TVM's label-weighted squared error on the labels; "rank" is a
+  // pairwise logistic loss between programs of the same workload (weighted
+  // by their label difference), which learns the order within a workload
+  // and not each workload's scale, the part that does not carry over to a
+  // workload the model has not seen. Predictions of a "rank" model are
+  // squashed through a sigmoid so that they stay positive for the search's
+  // score-proportional sampling (search/evolutionary_search.cc).
+  std::string objective = "reg";
+  int rank_partners = 64;           // "rank": pairs per program, drawn at random in larger groups
   int validation_every = 5;         // every n-th program of a workload is held out
   int min_validation_programs = 10; // fewer: early-stop on the training set (TVM)
   FeatureOptions features;
@@ -89,7 +99,9 @@ struct TrainingReport {
   int64_t rows = 0;
   int64_t validation_programs = 0; // 0: early-stopped on the training set
   int rounds = 0;                  // boosting rounds of the final booster
-  // Label-weighted RMSE of the summed prediction at the chosen round.
+  // The held-out error at the chosen round: for "reg", the label-weighted
+  // RMSE of the summed prediction; for "rank", 1 - the mean Spearman
+  // correlation within each workload.
   double validation_rmse = 0;
 };
 

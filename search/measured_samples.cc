@@ -2,6 +2,9 @@
 
 #include <limits>
 #include <map>
+#include <set>
+
+#include "codegen/target_features.h"
 
 #include "ir/text/parser.h"
 #include "ir/schedule/schedule.h"
@@ -12,6 +15,24 @@ namespace kiln::search {
 MeasuredSamples LoadMeasuredSamples(const database::Database& db, const std::string& target,
                                     std::optional<database::WorkloadId> only) {
   const std::string normalized = database::NormalizeTarget(target);
+  // Every stored spelling of the target counts (a database written before
+  // targets were canonical holds the long form; search/target_lookup.h).
+  std::set<std::string> spellings = {normalized};
+  std::optional<ir::Target> canonical;
+  try {
+    canonical = codegen::CanonicalTarget(ir::Target::Parse(normalized));
+  } catch (const std::exception&) {
+    // A target this LLVM cannot describe: only its own spelling matches.
+  }
+  if (canonical) {
+    for (const std::string& stored : db.Targets()) {
+      try {
+        if (codegen::CanonicalTarget(ir::Target::Parse(stored)) == *canonical) spellings.insert(stored);
+      } catch (const std::exception&) {
+        // A stored target that no longer parses matches nothing.
+      }
+    }
+  }
   struct Workload {
     ir::PrimFunc func;
     std::string key;
@@ -19,7 +40,7 @@ MeasuredSamples LoadMeasuredSamples(const database::Database& db, const std::str
   std::map<database::WorkloadId, Workload> workloads;
   MeasuredSamples out;
   db.ForEachRecord([&](database::WorkloadId w, const database::TuningRecord& r) {
-    if (r.target != normalized || (only && *only != w)) return;
+    if (spellings.count(r.target) == 0 || (only && *only != w)) return;
     auto it = workloads.find(w);
     if (it == workloads.end()) {
       Workload wl;

@@ -33,7 +33,6 @@ TaskScheduler::TaskScheduler(std::vector<double> weights, TaskSchedulerConfig co
   if (!(config.alpha >= 0 && config.alpha <= 1))
     throw std::invalid_argument("task scheduler: alpha must be in [0, 1]");
   if (config.window < 1) throw std::invalid_argument("task scheduler: window must be at least 1");
-  warmup_left_ = static_cast<int>(tasks_.size());
 }
 
 int TaskScheduler::Next() {
@@ -63,10 +62,16 @@ double TaskScheduler::Gradient(const Task& t) const {
 }
 
 int TaskScheduler::NextGradient() {
-  if (warmup_left_ > 0) {
-    const int i = NextRoundRobin();
-    if (i >= 0) --warmup_left_;
-    return i;
+  // Warm-up: every live task gets one batch before gradients decide (a
+  // gradient needs a first result); tasks finished before they ran, e.g. on
+  // resume, need none.
+  for (int step = 1; step <= num_tasks(); ++step) {
+    const int i = (cursor_ + step) % num_tasks();
+    const Task& t = tasks_[static_cast<size_t>(i)];
+    if (!t.finished && t.history.empty()) {
+      cursor_ = i;
+      return i;
+    }
   }
   std::vector<int> live;
   std::vector<double> g;

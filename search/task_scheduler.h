@@ -68,7 +68,6 @@ class TaskScheduler {
   TaskSchedulerConfig config_;
   std::mt19937_64 rng_;
   int cursor_ = -1;  // round-robin position
-  int warmup_left_;  // gradient: first picks go round-robin
 };
 
 }  // namespace kiln::search

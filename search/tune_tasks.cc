@@ -44,6 +44,14 @@ TuneTasksSummary TuneTasks(const std::vector<TuneTask>& tasks, Runner& runner,
     if (t.trials < 1) throw std::invalid_argument("tune: task " + t.name + " has no trials");
     wids.push_back(db.CommitWorkload(t.task.workload));
     hashes.push_back(ir::StructuralHash(t.task.workload));
+    // Two tasks of one workload would share records and count each other's
+    // trials: the caller merges them (their weights add up).
+    for (size_t j = 0; j + 1 < wids.size(); ++j) {
+      if (wids[j] == wids.back() && tasks[j].task.target == t.task.target) {
+        throw std::invalid_argument("tune: tasks " + tasks[j].name + " and " + t.name +
+                                    " are the same workload; list it once with the sum of their weights");
+      }
+    }
     TaskStatus s;
     s.name = t.name;
     s.weight = t.weight;
@@ -72,6 +80,11 @@ TuneTasksSummary TuneTasks(const std::vector<TuneTask>& tasks, Runner& runner,
   report(-1);
 
   const int per_iter = std::max(1, opts.base.trials_per_iter);
+  // Tune() feeds the model a task's stored records when asked to; after the
+  // task's first batch the model already holds them (and every record
+  // measured since, through the update callback), so later batches must not
+  // add them again.
+  std::vector<bool> model_holds_task(tasks.size(), !opts.base.seed_model_from_database);
   while (true) {
     if (opts.base.stop != nullptr && opts.base.stop->load()) {
       summary.stop_reason = "stopped on request";
@@ -97,6 +110,8 @@ TuneTasksSummary TuneTasks(const std::vector<TuneTask>& tasks, Runner& runner,
     o.trials = std::min<int64_t>(s.trials_target, s.trials_done + std::min<int64_t>(per_iter, global_left));
     o.seed = Mix(opts.base.seed ^ Mix(hashes[k] ^ Mix(static_cast<uint64_t>(s.trials_done))));
     o.on_progress = nullptr;
+    o.seed_model_from_database = !model_holds_task[k];
+    model_holds_task[k] = true;
     spdlog::info("tune: task #{} {} gets a batch ({} of {} trials)", i, s.name, s.trials_done,
                  s.trials_target);
     const TuneSummary r = Tune(tasks[k].ctx, runner, db, tasks[k].task, o);
@@ -105,7 +120,8 @@ TuneTasksSummary TuneTasks(const std::vector<TuneTask>& tasks, Runner& runner,
     for (const auto& [kind, n] : r.errors_by_kind) s.errors_by_kind[kind] += n;
     refresh(k);
     scheduler.Report(i, s.best_secs > 0 ? s.best_secs : 0);
-    if (s.trials_done >= s.trials_target || r.measured_this_run == 0) {
+    const bool stopping = opts.base.stop != nullptr && opts.base.stop->load();
+    if (s.trials_done >= s.trials_target || (r.measured_this_run == 0 && !stopping)) {
       // Met its budget, or found nothing new to measure (its space is
       // exhausted, or every candidate was rejected): no more batches.
       if (s.trials_done < s.trials_target)

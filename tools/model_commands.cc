@@ -43,8 +43,10 @@ struct ModelFlags {
   int threads = 2;
   double min_weight = 0;
   bool log_label = false;
+  std::string objective = "reg";
   cost_model::XGBModelConfig Config() const {
     cost_model::XGBModelConfig c;
+    c.objective = objective;
     c.nthread = threads;
     c.min_weight = min_weight;
     c.log_label = log_label;
@@ -59,6 +61,9 @@ void AddModelFlags(CLI::App* cmd, ModelFlags* f) {
                   "Floor of a program's weight in the loss (TVM: 0, the label itself)")
       ->check(CLI::Range(0.0, 1.0));
   cmd->add_flag("--log-label", f->log_label, "Train on log-scaled labels (TVM: off)");
+  cmd->add_option("--objective", f->objective,
+                  "reg: label-weighted squared error (TVM's); rank: pairwise order within each workload")
+      ->check(CLI::IsMember({"reg", "rank"}));
 }
 
 struct Loaded {

@@ -42,8 +42,10 @@ struct TuneCliOptions {
 extern const std::vector<std::string> kCostModels;
 
 // The model that ranks candidates (see tune_commands.cc); *seeded says it
-// already learned from the database.
-std::unique_ptr<cost_model::CostModel> MakeCostModel(const std::string& name, uint64_t seed,
+// already learned from the database. Null for --strategy replay, which ranks
+// nothing (training XGBoost there would only cost time).
+std::unique_ptr<cost_model::CostModel> MakeCostModel(const std::string& strategy,
+                                                     const std::string& name, uint64_t seed,
                                                      int threads, const database::Database& db,
                                                      const std::string& target, bool* seeded);
 

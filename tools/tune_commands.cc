@@ -51,10 +51,12 @@ const std::vector<std::string> kCostModels = {"xgb", "random"};
 // resumed run or a new workload on a known target is never blind (TVM starts
 // every run from random predictions). *seeded says whether that was done, so
 // that Tune does not feed the same records again.
-std::unique_ptr<cost_model::CostModel> MakeCostModel(const std::string& name, uint64_t seed,
+std::unique_ptr<cost_model::CostModel> MakeCostModel(const std::string& strategy,
+                                                     const std::string& name, uint64_t seed,
                                                      int threads, const database::Database& db,
                                                      const std::string& target, bool* seeded) {
   *seeded = false;
+  if (strategy == "replay") return nullptr;
   if (name == "random") return std::make_unique<cost_model::RandomModel>(seed);
   if (name != "xgb") throw std::invalid_argument("unknown cost model '" + name + "'");
   cost_model::XGBModelConfig config;
@@ -173,7 +175,7 @@ int TuneOne(const TuneCliOptions& o) {
   opts.strategy = search::ParseStrategyKind(o.strategy);
   bool model_seeded = false;
   std::unique_ptr<cost_model::CostModel> model =
-      MakeCostModel(o.cost_model, o.seed, threads, db, target.ToString(), &model_seeded);
+      MakeCostModel(o.strategy, o.cost_model, o.seed, threads, db, target.ToString(), &model_seeded);
   opts.cost_model = model.get();
   opts.seed_model_from_database = !model_seeded;
   ProgressDisplay display(tty);
@@ -209,7 +211,7 @@ int TuneOne(const TuneCliOptions& o) {
                           {"errors_by_kind", s.errors_by_kind},
                           {"sampling_failures", s.sampling_failures},
                           {"strategy", o.strategy},
-                          {"cost_model", o.cost_model},
+                          {"cost_model", model ? o.cost_model : "none"},
                           {"search_seconds", s.search_secs},
                           {"stopped", s.stop_reason},
                           {"seconds", elapsed}};

@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "database/record_json.h"
+#include "ir/structural_equal.h"
 #include "rpc/local_runner.h"
 #include "search/target_lookup.h"
 #include "search/tune_tasks.h"
@@ -70,19 +71,21 @@ std::string TaskTable(const search::TuneTasksProgress& p) {
 int TuneMany(const TuneCliOptions& cli) {
   TuneCliOptions o = cli;
   std::vector<std::pair<std::string, double>> specs;  // (workload spec, weight)
+  bool job_sets_trials = false;
   for (const std::string& w : o.workloads) specs.emplace_back(w, 1.0);
   if (!o.job.empty()) {
     // The job file (configs/jobs/, proto/kiln/v1/job.proto) sets what the
     // command line does not.
-    v1::TuningJob job = rpc::farm::ParseJobFile(o.job);
+    // The shape is checked here; the target, the trials and the strategy
+    // may come from the command line, and both strategies run locally.
+    const v1::TuningJob job = rpc::farm::ParseJobFile(o.job);
     const std::string strategy = job.strategy().name();
-    job.mutable_strategy()->clear_name();  // the farm runs replay only; locally both run
-    rpc::farm::ValidateJob(job);
+    job_sets_trials = job.trials() > 0;
     auto unset = [&](const char* flag) { return o.given.count(flag) == 0; };
     for (const v1::JobWorkload& w : job.workloads())
       specs.emplace_back(w.spec(), w.weight() > 0 ? w.weight() : 1.0);
-    if (unset("--target")) o.target = job.target().spec();
-    if (unset("--trials")) o.trials = job.trials();
+    if (unset("--target") && !job.target().spec().empty()) o.target = job.target().spec();
+    if (unset("--trials") && job.trials() > 0) o.trials = job.trials();
     if (unset("--seed") && job.seed() != 0) o.seed = job.seed();
     if (unset("--strategy") && !strategy.empty()) o.strategy = strategy;
     if (unset("--trials-per-iter") && job.strategy().trials_per_iter() > 0)
@@ -95,7 +98,9 @@ int TuneMany(const TuneCliOptions& cli) {
   search::ParseStrategyKind(o.strategy);  // a clear error for a job's unknown strategy
   // Without --trials (or a job's), every task gets the single-workload
   // default of 64 rather than the first task taking the whole budget.
-  if (o.given.count("--trials") == 0 && o.job.empty()) o.trials = 64 * static_cast<int64_t>(specs.size());
+  if (o.given.count("--trials") == 0 && (o.job.empty() || !job_sets_trials)) {
+    o.trials = 64 * static_cast<int64_t>(specs.size());
+  }
   const ir::Target target = ResolveTargetFlag(o.target);
   if (o.build_only) throw std::runtime_error("--build-only takes one --workload");
   RequireMeasurableTarget(target);
@@ -104,6 +109,17 @@ int TuneMany(const TuneCliOptions& cli) {
   std::vector<search::TuneTask> tasks;
   for (const auto& [spec, weight] : specs) {
     ResolvedWorkload w = ResolveWorkload(spec);
+    // The same workload listed twice (two layers of one shape) is one task
+    // called more often: its weights add up.
+    auto same = std::find_if(tasks.begin(), tasks.end(), [&](const search::TuneTask& t) {
+      return ir::StructuralEqual(t.task.workload, w.func);
+    });
+    if (same != tasks.end()) {
+      spdlog::warn("tune: {} is the same workload as {}; tuned once with weight {}", w.label,
+                   same->name, same->weight + weight);
+      same->weight += weight;
+      continue;
+    }
     search::TuneTask t;
     t.name = w.label;
     t.ctx = search::MakeDefaultTuneContext(w.func, target, static_cast<int64_t>(o.seed), threads);
@@ -130,7 +146,7 @@ int TuneMany(const TuneCliOptions& cli) {
   opts.base.strategy = search::ParseStrategyKind(o.strategy);
   bool model_seeded = false;
   std::unique_ptr<cost_model::CostModel> model =
-      MakeCostModel(o.cost_model, o.seed, threads, db, target.ToString(), &model_seeded);
+      MakeCostModel(o.strategy, o.cost_model, o.seed, threads, db, target.ToString(), &model_seeded);
   opts.base.cost_model = model.get();
   opts.base.seed_model_from_database = !model_seeded;
   opts.scheduler.kind = search::ParseTaskSchedulerKind(o.task_scheduler);

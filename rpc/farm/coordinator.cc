@@ -9,6 +9,7 @@
 #include "rpc/farm/farm_service.h"
 #include "rpc/farm/job_service.h"
 #include "rpc/farm/worker_service.h"
+#include "codegen/target_features.h"
 #include "search/target_lookup.h"
 
 namespace kiln::rpc::farm {
@@ -55,15 +56,26 @@ Coordinator::~Coordinator() { Shutdown(); }
 
 std::string Coordinator::Start() {
   // Jobs an earlier coordinator left unfinished resume first.
+  // Stored targets in an older spelling are rewritten first, as `kiln tune`
+  // does (search/target_lookup.h), so that resumed jobs count their records.
   std::vector<database::JobRow> rows;
   {
     std::lock_guard<std::mutex> lock(db_mu_);
+    search::CanonicalizeStoredTargets(db_);
     rows = db_.Jobs();
   }
   for (const database::JobRow& row : rows) {
     if (row.state != "queued" && row.state != "running") continue;
     spdlog::info("resuming job {} ({})", row.id, row.state);
-    StartJob(row.id, SpecFromJson(row.spec, row.id));
+    v1::TuningJob spec = SpecFromJson(row.spec, row.id);
+    try {
+      spec.mutable_target()->set_spec(
+          codegen::CanonicalTarget(ir::Target::Parse(spec.target().spec())).ToString());
+    } catch (const std::exception& e) {
+      spdlog::warn("job {}: its target '{}' has no canonical form here: {}", row.id,
+                   spec.target().spec(), e.what());
+    }
+    StartJob(row.id, std::move(spec));
   }
 
   services_.push_back(std::make_unique<WorkerServiceImpl>(*this));

@@ -107,7 +107,7 @@ v1::TuningJob ParseJobText(std::string_view text, JobFileFormat format, const st
     if (!status.ok()) throw JobFileError(JsonError(text, name, std::string(status.message())));
   }
   try {
-    ValidateJob(job);
+    ValidateJobShape(job);
   } catch (const JobFileError& e) {
     throw JobFileError(name + ": " + e.what());
   }
@@ -123,7 +123,7 @@ v1::TuningJob ParseJobFile(const std::string& path) {
   return ParseJobText(text.str(), json ? JobFileFormat::kJson : JobFileFormat::kText, path);
 }
 
-void ValidateJob(const v1::TuningJob& job) {
+void ValidateJobShape(const v1::TuningJob& job) {
   if (job.workloads_size() == 0) throw JobFileError("workloads: none given; a job tunes at least one");
   double weights = 0;
   for (int i = 0; i < job.workloads_size(); ++i) {
@@ -138,17 +138,12 @@ void ValidateJob(const v1::TuningJob& job) {
     weights += w.weight() == 0 ? 1 : w.weight();
   }
   if (weights <= 0) throw JobFileError("workloads: the weights are all zero");
-  if (job.trials() < 1 || job.trials() > 100000000) {
+  if (job.trials() < 0 || job.trials() > 100000000) {
     throw JobFileError("trials: " + std::to_string(job.trials()) + "; must be 1 to 1e8");
   }
-  if (job.trials() < job.workloads_size()) {
+  if (job.trials() > 0 && job.trials() < job.workloads_size()) {
     throw JobFileError("trials: " + std::to_string(job.trials()) + " for " +
                        std::to_string(job.workloads_size()) + " workloads; each needs at least one");
-  }
-  if (job.target().spec().empty()) throw JobFileError("target.spec: empty");
-  const std::string& strategy = job.strategy().name();
-  if (!strategy.empty() && strategy != "replay") {
-    throw JobFileError("strategy.name: '" + strategy + "'; the farm knows 'replay'");
   }
   if (job.strategy().trials_per_iter() < 0 || job.strategy().trials_per_iter() > 100000) {
     throw JobFileError("strategy.trials_per_iter: " + std::to_string(job.strategy().trials_per_iter()));
@@ -157,6 +152,18 @@ void ValidateJob(const v1::TuningJob& job) {
     FromProto(job.timing());
   } catch (const std::invalid_argument& e) {
     throw JobFileError(e.what());
+  }
+}
+
+void ValidateJob(const v1::TuningJob& job) {
+  ValidateJobShape(job);
+  if (job.trials() < 1) {
+    throw JobFileError("trials: " + std::to_string(job.trials()) + "; must be 1 to 1e8");
+  }
+  if (job.target().spec().empty()) throw JobFileError("target.spec: empty");
+  const std::string& strategy = job.strategy().name();
+  if (!strategy.empty() && strategy != "replay") {
+    throw JobFileError("strategy.name: '" + strategy + "'; the farm knows 'replay'");
   }
 }
 

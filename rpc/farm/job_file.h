@@ -21,14 +21,22 @@ class JobFileError : public std::runtime_error {
 enum class JobFileFormat { kText, kJson };
 
 // Reads and parses a job file, picking the format by extension (.json is
-// JSON; anything else is text format). Throws JobFileError.
+// JSON; anything else is text format), and checks its shape. Throws
+// JobFileError.
 v1::TuningJob ParseJobFile(const std::string& path);
 // `name` is what errors call the input ("job.json").
 v1::TuningJob ParseJobText(std::string_view text, JobFileFormat format, const std::string& name);
 
-// Checks what Protobuf cannot: at least one workload, trials >= 1, weights
-// >= 0 and not all zero, a known strategy, a plausible timing, a target.
-// Throws JobFileError naming the field ("trials: 0; must be at least 1").
+// Checks what Protobuf cannot and any runner of a job needs: at least one
+// workload, weights >= 0 and not all zero, trials (0 = unset) enough for
+// every workload, a plausible timing. ParseJobText applies it. Throws
+// JobFileError naming the field ("workloads[0].weight: -1; must be >= 0").
+void ValidateJobShape(const v1::TuningJob& job);
+
+// What the farm needs on top (job_service.cc): trials set, a target, and
+// a strategy it runs ('replay'). `kiln tune --job` runs locally, where the
+// command line may give the target and the trials and both strategies run,
+// so it checks the shape only.
 void ValidateJob(const v1::TuningJob& job);
 
 }  // namespace kiln::rpc::farm

@@ -62,6 +62,9 @@ TEST(CanonicalTarget, DefaultTripleDroppedOthersKept) {
   EXPECT_EQ(Canon("llvm -mcpu=znver3 -mtriple=x86_64-pc-linux-gnu").ToString(), "llvm -mcpu=znver3");
   EXPECT_EQ(Canon("llvm -mcpu=znver3 -mtriple=x86_64-unknown-linux-gnu").ToString(),
             "llvm -mcpu=znver3 -mtriple=x86_64-unknown-linux-gnu");
+  // Another spelling of a triple becomes LLVM's normalized one.
+  EXPECT_EQ(Canon("llvm -mcpu=znver3 -mtriple=x86_64-linux-gnu").ToString(),
+            "llvm -mcpu=znver3 -mtriple=x86_64-unknown-linux-gnu");
 #endif
   // A CPU LLVM does not know for the triple: kept as given, nothing implied.
   EXPECT_EQ(Canon("llvm -mcpu=notacpu -mattr=+avx2").ToString(),

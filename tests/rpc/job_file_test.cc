@@ -35,6 +35,16 @@ std::string ErrorOf(std::string_view text, JobFileFormat f) {
   return "no error";
 }
 
+// The farm's own checks come after parsing (rpc/farm/job_file.h).
+std::string FarmErrorOf(std::string_view text, JobFileFormat f) {
+  try {
+    ValidateJob(ParseJobText(text, f, "job"));
+  } catch (const JobFileError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
 TEST(JobFile, ParsesTextFormat) {
   v1::TuningJob j = ParseJobText(kText, JobFileFormat::kText, "job.textproto");
   ASSERT_EQ(j.workloads_size(), 2);
@@ -94,12 +104,24 @@ TEST(JobFile, ValidatesWhatProtobufCannot) {
     t.replace(t.find(from), from.size(), to);
     return ErrorOf(t, JobFileFormat::kText);
   };
-  EXPECT_THAT(with("trials: 12", "trials: 0"), HasSubstr("trials: 0"));
+  auto farm_with = [](const std::string& from, const std::string& to) {
+    std::string t = kText;
+    t.replace(t.find(from), from.size(), to);
+    return FarmErrorOf(t, JobFileFormat::kText);
+  };
+  // Unset trials, another strategy or no target are fine for a local job
+  // (kiln tune --job), not for the farm.
+  EXPECT_EQ(with("trials: 12", "trials: 0"), "no error");
+  EXPECT_THAT(farm_with("trials: 12", "trials: 0"), HasSubstr("trials: 0"));
+  EXPECT_EQ(with("name: \"replay\"", "name: \"evolutionary\""), "no error");
+  EXPECT_THAT(farm_with("name: \"replay\"", "name: \"evolutionary\""),
+              HasSubstr("strategy.name: 'evolutionary'"));
+  EXPECT_EQ(with("target { spec: \"llvm -num-cores=1\" }", ""), "no error");
+  EXPECT_THAT(farm_with("target { spec: \"llvm -num-cores=1\" }", ""), HasSubstr("target.spec: empty"));
+  EXPECT_EQ(FarmErrorOf(kText, JobFileFormat::kText), "no error");
   EXPECT_THAT(with("trials: 12", "trials: 1"), HasSubstr("each needs at least one"));
   EXPECT_THAT(with("weight: 2", "weight: -1"), HasSubstr("workloads[0].weight"));
-  EXPECT_THAT(with("name: \"replay\"", "name: \"evolutionary\""), HasSubstr("strategy.name: 'evolutionary'"));
   EXPECT_THAT(with("number: 1", "number: -4"), HasSubstr("timing.number -4"));
-  EXPECT_THAT(with("target { spec: \"llvm -num-cores=1\" }", ""), HasSubstr("target.spec: empty"));
   EXPECT_THAT(ErrorOf("trials: 3 target { spec: \"host\" }", JobFileFormat::kText), HasSubstr("workloads: none"));
 }
 

@@ -69,5 +69,20 @@ TEST(MeasuredSamples, ReplaysEveryRecordOfTheTarget) {
   EXPECT_THROW(LoadMeasuredSamples(db, "no-such-target"), database::DatabaseError);
 }
 
+// A record stored under a longer spelling of the same target (one written
+// before targets were canonical, search/target_lookup.h) trains too.
+TEST(MeasuredSamples, EveryStoredSpellingOfTheTargetCounts) {
+  database::Database db = database::Database::InMemory();
+  const ir::PrimFunc mm = ir::Matmul(32, 32, 32);
+  const database::WorkloadId w = db.CommitWorkload(mm);
+  auto [mm4, t_mm4] = Split(mm, "C", 4);
+  auto [mm8, t_mm8] = Split(mm, "C", 8);
+  db.CommitRecord(w, Rec(t_mm4, 2e-3));
+  db.CommitRecord(w, Rec(t_mm8, 1e-3, "ok", std::string(kCpu) + " -mattr=+avx2"));  // implied by the CPU
+  EXPECT_EQ(LoadMeasuredSamples(db, kCpu).samples.size(), 2u);
+  EXPECT_EQ(LoadMeasuredSamples(db, std::string(kCpu) + " -mattr=+avx2,+fma").samples.size(), 2u);
+  EXPECT_EQ(LoadMeasuredSamples(db, "llvm -mcpu=znver3").samples.size(), 0u);
+}
+
 }  // namespace
 }  // namespace kiln::search

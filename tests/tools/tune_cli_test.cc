@@ -30,12 +30,14 @@ using kiln::testing::TempFile;
 
 const std::string kFast = " --number 1 --repeat 1 --min-repeat-ms 1 --target 'llvm -num-cores=1'";
 
-std::string SmallGmmText() {
+std::string SmallText(const std::string& name) {
   for (const auto& c : kiln::testing::ReducedSuite()) {
-    if (std::string(c.name) == "GMM") return kiln::ir::ToText(c.make());
+    if (std::string(c.name) == name) return kiln::ir::ToText(c.make());
   }
   return "";
 }
+
+std::string SmallGmmText() { return SmallText("GMM"); }
 
 class TuneCli : public ::testing::Test {
  protected:
@@ -209,6 +211,41 @@ TEST_F(TuneCli, BadFlagsFailClearly) {
   EXPECT_EQ(cuda.code, 1) << cuda.out;
   EXPECT_NE(cuda.out.find("kiln: error"), std::string::npos) << cuda.out;
   EXPECT_NE(cuda.out.find("no GPU runner yet"), std::string::npos) << cuda.out;
+}
+
+// Several workloads share one budget: --workload repeated, the same workload
+// twice is one task with the weights added, and a job file may name the
+// evolutionary strategy and leave the target to the command line.
+TEST_F(TuneCli, SeveralWorkloadsAndJobFile) {
+  TempFile sfm(SmallText("SFM"));
+  auto r = RunKiln("tune -w " + workload_.path() + " -w " + sfm.path() + " -w " + workload_.path() +
+                       " --trials-per-task 4 --trials-per-iter 4 --cost-model random --db " + db_ +
+                       " --json" + kFast,
+                   /*with_stderr=*/false);
+  ASSERT_EQ(r.code, 0) << r.out;
+  auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["tasks"].size(), 2u) << r.out;
+  EXPECT_EQ(j["tasks"][0]["weight"], 2.0);
+  EXPECT_EQ(j["tasks"][1]["weight"], 1.0);
+  for (const auto& t : j["tasks"]) EXPECT_EQ(t["trials_done"], 4) << r.out;
+  EXPECT_EQ(j["measured_this_run"], 8);
+
+  TempFile job(R"({"workloads": [{"spec": ")" + workload_.path() + R"(", "weight": 3},
+                                 {"spec": ")" + sfm.path() + R"("}],
+                   "trials": 12, "seed": 3,
+                   "strategy": {"name": "evolutionary", "trialsPerIter": 2}})");
+  const std::string job_path = job.path() + ".json";  // the extension picks JSON
+  fs::copy_file(job.path(), job_path);
+  auto k = RunKiln("tune --job " + job_path + " --cost-model random --db " + db_ + " --json" + kFast,
+                   /*with_stderr=*/false);
+  fs::remove(job_path);
+  ASSERT_EQ(k.code, 0) << k.out;
+  auto jk = nlohmann::json::parse(k.out);
+  ASSERT_EQ(jk["tasks"].size(), 2u);
+  EXPECT_EQ(jk["tasks"][0]["weight"], 3.0);
+  // 8 records were there; the job asks 12 in all.
+  EXPECT_EQ(jk["measured_this_run"], 4) << k.out;
+  EXPECT_EQ(jk["target"], "llvm -num-cores=1");
 }
 
 // Without a GPU, --build-only still samples the CUDA design space, runs the
