@@ -13,8 +13,12 @@
 //
 // The kernel is first checked against OpenBLAS's result (and, without
 // OpenBLAS, against sampled elements computed in double), then both are
-// timed: median of --reps runs after one warm-up each, interleaved so that
-// machine noise hits both alike.
+// timed: median of --reps runs after one warm-up each, in alternating blocks
+// (a quarter of the runs each) so that machine noise hits both alike. Not
+// call by call: OpenBLAS's worker threads keep spinning for a while after a
+// call returns and would take a core from the next Kiln call (Kiln's times
+// came out bimodal, 10 or 20 ms for one kernel); a block of Kiln runs starts
+// only after a pause long enough for them to go to sleep.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -25,6 +29,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -226,9 +231,12 @@ int Run(int argc, char** argv) {
     return 1;
   }
   std::vector<double> tk, tb;
-  for (int r = 0; r < reps; ++r) {
-    tk.push_back(Seconds(run_kiln));
-    tb.push_back(Seconds(run_blas));
+  const int block = std::max(1, reps / 4);
+  for (int done = 0; done < reps; done += block) {
+    const int n = std::min(block, reps - done);
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));  // OpenBLAS's threads go idle
+    for (int r = 0; r < n; ++r) tk.push_back(Seconds(run_kiln));
+    for (int r = 0; r < n; ++r) tb.push_back(Seconds(run_blas));
   }
   const double gk = Report("kiln", flops, tk), gb = Report("openblas", flops, tb);
   std::printf("ratio    %8.3f  (kiln / openblas)\n", gk / gb);
