@@ -71,7 +71,9 @@ double Sigmoid(double x) { return 1.0 / (1.0 + std::exp(-x)); }
 
 // The pairwise logistic loss's gradient and (diagonal) hessian per program:
 // for programs a, b of one workload with label y_a > y_b, the loss
-// |y_a - y_b| * log(1 + exp(-(s_a - s_b))). A group small enough takes every
+// log(1 + exp(-(s_a - s_b))). Every ordered pair weighs the same: weighting
+// by y_a - y_b ranked held-out workloads worse (Spearman 0.50 against 0.52
+// on the database in the closing note of issue 17). A group small enough takes every
 // pair; a larger one `partners` random partners per program (seeded by the
 // round, so training repeats exactly). Each program's sums are divided by its
 // pair count, so the step does not grow with the group.
@@ -84,7 +86,7 @@ void RankGradients(const Packed& d, const std::vector<double>& score, int partne
   auto pair = [&](size_t a, size_t b) {
     if (d.labels[a] == d.labels[b]) return;
     if (d.labels[a] < d.labels[b]) std::swap(a, b);
-    const double w = d.labels[a] - d.labels[b];
+    constexpr double w = 1.0;
     const double p = Sigmoid(-(score[a] - score[b]));  // chance the order is wrong
     (*grad)[a] -= w * p;
     (*grad)[b] += w * p;

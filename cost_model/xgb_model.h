@@ -74,10 +74,9 @@ struct XGBModelConfig {
   bool log_label = false;
   // The boosting objective over each program's summed row predictions:
   // "reg" is TVM's label-weighted squared error on the labels; "rank" is a
-  // pairwise logistic loss between programs of the same workload (weighted
-  // by their label difference), which learns the order within a workload
-  // and not each workload's scale, the part that does not carry over to a
-  // workload the model has not seen. Predictions of a "rank" model are
+  // pairwise logistic loss between programs of the same workload, which
+  // learns the order within a workload and not each workload's scale, the
+  // part that does not carry over to a workload the model has not seen. Predictions of a "rank" model are
   // squashed through a sigmoid so that they stay positive for the search's
   // score-proportional sampling (search/evolutionary_search.cc).
   std::string objective = "reg";
