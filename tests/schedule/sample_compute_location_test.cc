@@ -8,6 +8,7 @@
 #include "ir/text/parser.h"
 #include "ir/workloads/suite.h"
 #include "tests/schedule/schedule_test_util.h"
+#include "tests/workloads/block_walk.h"
 
 namespace kiln::ir {
 namespace {
@@ -23,6 +24,31 @@ std::pair<std::string, int64_t> Resolve(const PrimFunc& f, const std::string& bl
 }
 
 using Loc = std::pair<std::string, int64_t>;
+
+// A replayed decision resolves as a lookup in the full candidate list would
+// (the decision, else the nearest smaller candidate, else root), although
+// replay asks compute_at only about the loops it needs: every block of
+// every suite workload, decisions -3 to 9.
+TEST(SampleComputeLocation, ReplayedDecisionsResolveAsTheCandidateList) {
+  int checked = 0;
+  for (const std::string& name : SuiteNames()) {
+    const PrimFunc f = MakeWorkload(name, 0);
+    for (const std::string& block : testing::BlockNames(f)) {
+      Schedule sch(f);
+      const std::vector<int64_t> candidates = sch.ComputeLocationCandidates(sch.GetBlock(block));
+      for (int64_t d = -3; d <= 9; ++d) {
+        int64_t expect = -1;
+        for (int64_t c : candidates) {
+          if (c <= d && (c >= 0 || c == d)) expect = std::max(expect, c);
+          if (c == d) expect = c;
+        }
+        EXPECT_EQ(Resolve(f, block, d).second, expect) << name << " block " << block << " decision " << d;
+        ++checked;
+      }
+    }
+  }
+  EXPECT_GT(checked, 100);
+}
 
 TEST(SampleComputeLocation, MatmulBeforeReluOffersBothReluLoops) {
   PrimFunc f = MatmulRelu(8, 8, 8);

@@ -71,10 +71,11 @@ struct Candidate {
   const ForNode* loop;  // null for the marks
 };
 
-std::vector<Candidate> CollectComputeLocation(const PrimFunc& f, const StmtPath& path) {
+// The loops of the first consumer's nest (outer to inner) that may hold the
+// block by their position and kind, before asking compute_at: what
+// CollectComputeLocation checks one by one.
+std::vector<Candidate> EligibleLoops(const PrimFunc& f, const StmtPath& path) {
   std::vector<Candidate> out;
-  if (CanComputeInline(f, path)) out.push_back({-2, nullptr});
-  out.push_back({-1, nullptr});
   const int scope = ScopeIndex(path);
   if (scope < 0) return out;
   const BlockNode* self = path.back().as<BlockRealizeNode>()->block.get();
@@ -127,13 +128,46 @@ std::vector<Candidate> CollectComputeLocation(const PrimFunc& f, const StmtPath&
       visited_reduce = true;
       if (static_cast<int>(i) > last_spatial) break;
     }
-    if (compute_at_detail::CanMoveBlockUnderLoop(f, self->name, loops[i]->loop_var.get(),
-                                                 /*preserve_unit_loops=*/true,
-                                                 /*reverse=*/false)) {
-      out.push_back({static_cast<int64_t>(i), loops[i]});
-    }
+    out.push_back({static_cast<int64_t>(i), loops[i]});
   }
   return out;
+}
+
+bool CanMoveUnder(const PrimFunc& f, const StmtPath& path, const ForNode* loop) {
+  const BlockNode* self = path.back().as<BlockRealizeNode>()->block.get();
+  return compute_at_detail::CanMoveBlockUnderLoop(f, self->name, loop->loop_var.get(),
+                                                  /*preserve_unit_loops=*/true,
+                                                  /*reverse=*/false);
+}
+
+std::vector<Candidate> CollectComputeLocation(const PrimFunc& f, const StmtPath& path) {
+  std::vector<Candidate> out;
+  if (CanComputeInline(f, path)) out.push_back({-2, nullptr});
+  out.push_back({-1, nullptr});
+  for (const Candidate& c : EligibleLoops(f, path)) {
+    if (CanMoveUnder(f, path, c.loop)) out.push_back(c);
+  }
+  return out;
+}
+
+// The candidate a replayed decision gives: the decision itself when it is a
+// candidate, else the nearest smaller one, else root. The same answer as
+// searching CollectComputeLocation's list, but compute_at is asked only
+// about the loops it takes to find it (replaying a trace, as the
+// evolutionary search does for every mutant, otherwise checks every loop).
+Candidate DecidedLocation(const PrimFunc& f, const StmtPath& path, int64_t decision) {
+  const Candidate root{-1, nullptr};
+  if (decision == -1) return root;
+  if (decision < -1) {
+    if (decision == -2 && CanComputeInline(f, path)) return {-2, nullptr};
+    return root;
+  }
+  const std::vector<Candidate> loops = EligibleLoops(f, path);
+  for (auto it = loops.rbegin(); it != loops.rend(); ++it) {
+    if (it->index > decision) continue;
+    if (CanMoveUnder(f, path, it->loop)) return *it;
+  }
+  return root;
 }
 
 }  // namespace
@@ -150,24 +184,13 @@ std::vector<int64_t> Schedule::ComputeLocationCandidates(BlockRV block) const {
 
 LoopRV Schedule::SampleComputeLocation(BlockRV block, std::optional<int64_t> decision) {
   const StmtPath path = PathOf(block);
-  const std::vector<Candidate> candidates = CollectComputeLocation(func_, path);
-  size_t chosen;
+  Candidate c;
   if (decision) {
-    // Candidates are sorted by index: keep the decision, or fall back to the
-    // nearest smaller candidate, or to root.
-    auto it = std::lower_bound(candidates.begin(), candidates.end(), *decision,
-                               [](const Candidate& c, int64_t d) { return c.index < d; });
-    if (it != candidates.end() && it->index == *decision) {
-      chosen = static_cast<size_t>(it - candidates.begin());
-    } else if (it != candidates.begin()) {
-      chosen = static_cast<size_t>(it - candidates.begin()) - 1;
-    } else {
-      chosen = candidates.front().index == -2 ? 1 : 0;  // root
-    }
+    c = DecidedLocation(func_, path, *decision);
   } else {
-    chosen = static_cast<size_t>(rng_.SampleInt(0, static_cast<int64_t>(candidates.size())));
+    const std::vector<Candidate> candidates = CollectComputeLocation(func_, path);
+    c = candidates[static_cast<size_t>(rng_.SampleInt(0, static_cast<int64_t>(candidates.size())))];
   }
-  const Candidate& c = candidates[chosen];
   LoopRV out = c.loop ? NewLoopRV(c.loop->loop_var) : NewLocationMarkRV(c.index == -2);
   Record("SampleComputeLocation", {InstArg::Of(block.ref())}, nlohmann::json::array(), {out.ref()},
          nlohmann::json(c.index));
