@@ -1,10 +1,7 @@
 #include "codegen/lane_analysis.h"
 
-#include <algorithm>
-#include <functional>
-#include <vector>
-
 #include "ir/buffer.h"
+#include "ir/functor.h"
 #include "ir/substitute.h"
 
 namespace kiln::codegen {
@@ -18,50 +15,51 @@ bool UsesVar(const Expr& e, const ir::VarNode* v) {
   return ir::UsesVar(e, [v](const ir::VarNode* u) { return u == v; });
 }
 
-// Whether a vectorized loop over `lane_var` must stay a scalar loop: its
-// body has a statement the widened form cannot express (an if, an
-// allocation scope), or a T.if_then_else whose condition differs between
-// lanes (each lane may evaluate only its own branch: padding guards loads
-// that would be out of bounds). A condition that is the same for every lane
-// (the usual padding test on a spatial index, with the lanes over channels)
-// becomes one branch per group of lanes.
-bool NeedsScalarLoop(const Expr& e, const ir::VarNode* lane_var);
-bool NeedsScalarLoop(const Stmt& s, const ir::VarNode* lane_var) {
-  bool found = false;
-  std::function<void(const Stmt&)> walk = [&](const Stmt& st) {
-    if (!st.defined() || found) return;
-    if (const auto* store = st.as<ir::BufferStoreNode>()) {
-      found = NeedsScalarLoop(store->value, lane_var);
-      for (const auto& i : store->indices) found = found || NeedsScalarLoop(i, lane_var);
-    } else if (const auto* q = st.as<ir::SeqStmtNode>()) {
-      for (const auto& x : q->seq) walk(x);
-    } else if (const auto* f = st.as<ir::ForNode>()) {
-      walk(f->body);
-    } else if (st.as<ir::IfThenElseNode>() || st.as<ir::BlockRealizeNode>()) {
-      found = true;
-    }
-  };
-  walk(s);
-  return found;
-}
-bool NeedsScalarLoop(const Expr& e, const ir::VarNode* lane_var) {
-  if (!e.defined()) return false;
-  auto any = [&](const std::vector<Expr>& v) {
-    return std::any_of(v.begin(), v.end(), [&](const Expr& a) { return NeedsScalarLoop(a, lane_var); });
-  };
-  if (const auto* c = e.as<ir::CallNode>()) {
-    if (c->op == CallOp::kIfThenElse && UsesVar(c->args[0], lane_var)) return true;
-    return any(c->args);
+namespace {
+
+// Looks for what keeps a vectorized loop over lane_var scalar
+// (NeedsScalarLoop in lane_analysis.h) and stops looking once found. Only
+// what a widened body evaluates is walked: stores, loop bodies and the
+// expressions in them; vector ramps and broadcasts are never widened
+// further, and Evaluate nodes are dropped by the backend.
+class ScalarLoopFinder : public ir::IRVisitor {
+ public:
+  explicit ScalarLoopFinder(const ir::VarNode* lane_var) : lane_var_(lane_var) {}
+  bool found() const { return found_; }
+
+  void VisitExpr(const Expr& e) override {
+    if (!found_) IRVisitor::VisitExpr(e);
   }
-  if (const auto* b = e.as<ir::BinaryNode>())
-    return NeedsScalarLoop(b->a, lane_var) || NeedsScalarLoop(b->b, lane_var);
-  if (const auto* n = e.as<ir::NotNode>()) return NeedsScalarLoop(n->a, lane_var);
-  if (const auto* s = e.as<ir::SelectNode>())
-    return NeedsScalarLoop(s->condition, lane_var) || NeedsScalarLoop(s->true_value, lane_var) ||
-           NeedsScalarLoop(s->false_value, lane_var);
-  if (const auto* c = e.as<ir::CastNode>()) return NeedsScalarLoop(c->value, lane_var);
-  if (const auto* l = e.as<ir::BufferLoadNode>()) return any(l->indices);
-  return false;
+  void VisitStmt(const Stmt& s) override {
+    if (!found_) IRVisitor::VisitStmt(s);
+  }
+
+ protected:
+  void VisitFor(const ir::ForNode* op) override { VisitStmt(op->body); }
+  void VisitIfThenElse(const ir::IfThenElseNode*) override { found_ = true; }
+  void VisitBlockRealize(const ir::BlockRealizeNode*) override { found_ = true; }
+  void VisitEvaluate(const ir::EvaluateNode*) override {}
+  void VisitCall(const ir::CallNode* op) override {
+    if (op->op == CallOp::kIfThenElse && UsesVar(op->args[0], lane_var_)) {
+      found_ = true;
+      return;
+    }
+    IRVisitor::VisitCall(op);
+  }
+  void VisitRamp(const ir::RampNode*) override {}
+  void VisitBroadcast(const ir::BroadcastNode*) override {}
+
+ private:
+  const ir::VarNode* lane_var_;
+  bool found_ = false;
+};
+
+}  // namespace
+
+bool NeedsScalarLoop(const Stmt& s, const ir::VarNode* lane_var) {
+  ScalarLoopFinder finder(lane_var);
+  finder.VisitStmt(s);
+  return finder.found();
 }
 
 // The constant per-lane step of `index` in `v` when index is affine in v

@@ -94,9 +94,26 @@ llvm::Value* CodeGen::EmitExpr(const Expr& e) {
       const auto* n = e.as<ir::BroadcastNode>();
       return b_.CreateVectorSplat(n->lanes, EmitExpr(n->value));
     }
-    default:
+    case ExprKind::kAdd:
+    case ExprKind::kSub:
+    case ExprKind::kMul:
+    case ExprKind::kDiv:
+    case ExprKind::kMod:
+    case ExprKind::kFloorDiv:
+    case ExprKind::kFloorMod:
+    case ExprKind::kMin:
+    case ExprKind::kMax:
+    case ExprKind::kEQ:
+    case ExprKind::kNE:
+    case ExprKind::kLT:
+    case ExprKind::kLE:
+    case ExprKind::kGT:
+    case ExprKind::kGE:
+    case ExprKind::kAnd:
+    case ExprKind::kOr:
       return EmitBinary(*e.as<ir::BinaryNode>(), e.kind());
   }
+  Fail("internal error: an expression of unknown kind");
 }
 
 llvm::Value* CodeGen::EmitCast(const ir::CastNode& c) {

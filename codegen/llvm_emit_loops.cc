@@ -154,7 +154,7 @@ void CodeGen::EmitVectorized(const ir::ForNode& f, int lanes, int64_t extent) {
 void CodeGen::EmitParallel(const ir::ForNode& f) {
   // What the body needs from here: variables and buffers in scope.
   UseCollector uses;
-  uses.Visit(f.body);
+  uses.VisitStmt(f.body);
   std::vector<Capture> captures;
   for (const auto* v : uses.vars)
     if (v != f.loop_var.get() && cur_->vars.count(v)) captures.push_back(Capture{v, {}});
