@@ -20,7 +20,6 @@
 #include "codegen/llvm_backend.h"
 
 #include <algorithm>
-#include <ctime>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -44,6 +43,7 @@
 #include "codegen/llvm_codegen.h"
 #include "ir/error.h"
 #include "ir/transform/lower.h"
+#include "support/thread_cpu_time.h"
 
 namespace kiln::codegen {
 namespace {
@@ -162,21 +162,15 @@ ir::PrimFunc LowerForBackend(const ir::PrimFunc& func) {
   }
 }
 
-// CPU seconds of the calling thread: a build runs on one thread, and on a
-// shared machine its wall time also counts the waits for a core.
-double ThreadCpuSecs() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
-}
-
-// Adds the thread CPU time since the last Lap() to *slot when profiling.
+// Adds the thread CPU time since the last Lap() to *slot when profiling (a
+// build runs on one thread, and on a shared machine its wall time also
+// counts the waits for a core).
 class Stopwatch {
  public:
-  explicit Stopwatch(bool on) : on_(on), last_(on ? ThreadCpuSecs() : 0) {}
+  explicit Stopwatch(bool on) : on_(on), last_(on ? support::ThreadCpuSeconds() : 0) {}
   void Lap(double* slot) {
     if (!on_) return;
-    const double now = ThreadCpuSecs();
+    const double now = support::ThreadCpuSeconds();
     *slot += now - last_;
     last_ = now;
   }
