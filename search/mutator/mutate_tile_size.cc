@@ -1,4 +1,4 @@
-// MutateTileSize (TVM's, reference §6): pick one SamplePerfectTile decision
+// MutateTileSize (TVM's, docs/ARCHITECTURE.md §6): pick one SamplePerfectTile decision
 // with at least two factors and a product of at least 2, or one
 // SampleCategorical that feeds a cooperative-fetch annotation (GPU), uniformly
 // over both. A tile moves a divisor d > 1 of one factor x to another factor

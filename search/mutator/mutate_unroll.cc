@@ -1,4 +1,4 @@
-// MutateUnroll (TVM's, reference §6): pick one root annotation of an unroll
+// MutateUnroll (TVM's, docs/ARCHITECTURE.md §6): pick one root annotation of an unroll
 // step (meta_schedule.unroll_explicit / _implicit) whose value a
 // SampleCategorical drew, and redraw that categorical from its
 // probabilities without its current value.

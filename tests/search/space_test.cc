@@ -1,5 +1,5 @@
-// Design-space parity with TVM's CPU space tests (reference §4 "Parity
-// check": every te_workload at config 0 on a c5.9xlarge-like llvm target has
+// Design-space parity with TVM's CPU space tests (docs/ARCHITECTURE.md §4;
+// TVM's parity check: every te_workload at config 0 on a c5.9xlarge-like llvm target has
 // 3 sketches, SFM has 9), and soundness of every sketch: it replays, with
 // its decisions and with fresh ones, the postprocs accept it, and the
 // scheduled program computes what the workload does.
