@@ -6,6 +6,7 @@
 #include "ir/schedule/random_engine.h"
 #include "ir/schedule/schedule.h"
 #include "ir/structural_hash.h"
+#include "search/apply_trace.h"
 #include "search/postproc.h"
 #include "search/space_generator.h"
 #include "support/parallel_for.h"
@@ -54,36 +55,11 @@ ReplayTrace::SlotResult ReplayTrace::SampleSlot(int64_t round, int64_t index) co
   const int64_t n = static_cast<int64_t>(spaces_.size());
   for (int attempt = 0; attempt < config_.max_fail_count; ++attempt) {
     const int ds = static_cast<int>(rng.SampleInt(0, n));
-    ir::Schedule sch(ctx_.workload, rng.ForkSeed());
-    try {
-      spaces_[ds].ApplyToSchedule(&sch, /*remove_postproc=*/true);
-    } catch (const std::exception& e) {
-      r.failures.Add("replay", e.what());
-      continue;
-    }
-    sch.EnterPostproc();
-    bool ok = true;
-    for (const PostprocPtr& p : ctx_.postprocs) {
-      std::string why;
-      bool passed = false;
-      try {
-        passed = p->Apply(&sch, &why);
-      } catch (const std::exception& e) {
-        why = e.what();
-      }
-      if (!passed) {
-        r.failures.Add(p->Name(), why);
-        ok = false;
-        break;
-      }
-    }
-    if (!ok) continue;
-    Candidate c;
-    c.scheduled = sch.func();
-    c.trace = sch.trace();
-    c.trace_json = c.trace.AsJSONString();
-    c.key = ir::StructuralHash(c.scheduled);
-    c.design_space = ds;
+    std::optional<Candidate> c =
+        ApplyTraceWithPostprocs(ctx_, spaces_[ds], rng.ForkSeed(), &r.failures);
+    if (!c) continue;
+    c->trace_json = c->trace.AsJSONString();
+    c->design_space = ds;
     r.candidate = std::move(c);
     return r;
   }
