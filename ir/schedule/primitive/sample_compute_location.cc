@@ -127,7 +127,7 @@ std::vector<Candidate> CollectComputeLocation(const PrimFunc& f, const StmtPath&
       visited_reduce = true;
       if (static_cast<int>(i) > last_spatial) break;
     }
-    if (compute_at_detail::CanMoveBlockUnderLoop(f, self->name, loops[i]->loop_var.get(),
+    if (CanMoveBlockUnderLoop(f, self->name, loops[i]->loop_var.get(),
                                                  /*preserve_unit_loops=*/true,
                                                  /*reverse=*/false)) {
       out.push_back({static_cast<int64_t>(i), loops[i]});
