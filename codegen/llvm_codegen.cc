@@ -48,13 +48,6 @@
 
 namespace kiln::codegen {
 
-using ir::CallOp;
-using ir::DataType;
-using ir::Expr;
-using ir::ExprKind;
-using ir::ForKind;
-using ir::Stmt;
-
 namespace {
 
 bool IsCIdentifier(const std::string& s) {

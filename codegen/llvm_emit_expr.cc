@@ -14,13 +14,6 @@
 
 namespace kiln::codegen {
 
-using ir::CallOp;
-using ir::DataType;
-using ir::Expr;
-using ir::ExprKind;
-using ir::ForKind;
-using ir::Stmt;
-
 llvm::Value* CodeGen::CastInt(llvm::Value* v, DataType from, DataType to) {
   llvm::Type* ty = lanes_ && v->getType()->isVectorTy() ? ValueType(to) : ScalarType(to);
   if (v->getType() == ty) return v;

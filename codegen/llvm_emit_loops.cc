@@ -16,13 +16,6 @@
 
 namespace kiln::codegen {
 
-using ir::CallOp;
-using ir::DataType;
-using ir::Expr;
-using ir::ExprKind;
-using ir::ForKind;
-using ir::Stmt;
-
 void CodeGen::EmitFor(const ir::ForNode& f) {
   if (f.for_kind == ForKind::kThreadBinding)
     Fail("loop '" + f.loop_var.name() + "' is bound to " + f.thread_tag +

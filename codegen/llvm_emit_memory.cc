@@ -14,13 +14,6 @@
 
 namespace kiln::codegen {
 
-using ir::CallOp;
-using ir::DataType;
-using ir::Expr;
-using ir::ExprKind;
-using ir::ForKind;
-using ir::Stmt;
-
 void CodeGen::EmitAllocScope(const ir::BlockRealizeNode& r) {
   const ir::BlockNode& block = *r.block.get();
   if (!block.iter_vars.empty())
