@@ -6,11 +6,11 @@
 #include <gtest/gtest.h>
 
 #include "../schedule/schedule_test_util.h"
-#include "ir/text/printer.h"
 #include "ir/schedule/tree.h"
-#include "search/analysis.h"
+#include "ir/text/printer.h"
 #include "search/annotations.h"
 #include "search/postproc.h"
+#include "search/rule_analysis.h"
 #include "search/space_generator.h"
 #include "search_test_util.h"
 
