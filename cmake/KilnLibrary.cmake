@@ -1,5 +1,5 @@
 # kiln_library(NAME <target> [PUBLIC deps...] [PRIVATE deps...])
-# One library per top-level folder (DESIGN.md): every .cc below the calling
+# One library per top-level folder (docs/ARCHITECTURE.md): every .cc below the calling
 # folder is a source. A folder with no sources yet builds an INTERFACE target so
 # that dependents can already link it.
 function(kiln_library)

@@ -6,13 +6,13 @@
 // it, and the core count.
 #include <algorithm>
 #include <string>
-#include <thread>
 
 #include <llvm/ADT/StringMap.h>
 #include <llvm/TargetParser/Host.h>
 
 #include "codegen/llvm_backend.h"
 #include "codegen/target_features.h"
+#include "support/cores.h"
 
 namespace kiln::codegen {
 
@@ -31,7 +31,7 @@ ir::Target HostTarget() {
     std::sort(attrs.begin(), attrs.end());
     t.mattr = std::move(attrs);
   }
-  t.num_cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  t.num_cores = support::HardwareThreads();
   return CanonicalTarget(ir::Target::Parse(t.ToString()));
 }
 

@@ -1,4 +1,4 @@
-// The XGBoost cost model (TVM's XGBModel, reference §8), through XGBoost's C
+// The XGBoost cost model (TVM's XGBModel, docs/ARCHITECTURE.md §8), through XGBoost's C
 // API.
 //
 // Pack-sum: a program has one feature row per stored buffer

@@ -8,6 +8,27 @@
 
 namespace kiln::ir {
 
+// The kinds a BinaryNode holds (IsBinary in expr.h), spelled out so that
+// the switches below list every kind and -Wswitch flags a new one.
+#define KILN_BINARY_EXPR_CASES                                                              \
+  case ExprKind::kAdd:                                                                      \
+  case ExprKind::kSub:                                                                      \
+  case ExprKind::kMul:                                                                      \
+  case ExprKind::kDiv:                                                                      \
+  case ExprKind::kMod:                                                                      \
+  case ExprKind::kFloorDiv:                                                                 \
+  case ExprKind::kFloorMod:                                                                 \
+  case ExprKind::kMin:                                                                      \
+  case ExprKind::kMax:                                                                      \
+  case ExprKind::kEQ:                                                                       \
+  case ExprKind::kNE:                                                                       \
+  case ExprKind::kLT:                                                                       \
+  case ExprKind::kLE:                                                                       \
+  case ExprKind::kGT:                                                                       \
+  case ExprKind::kGE:                                                                       \
+  case ExprKind::kAnd:                                                                      \
+  case ExprKind::kOr
+
 // ---- IRVisitor -------------------------------------------------------------
 
 void IRVisitor::VisitExpr(const Expr& e) {
@@ -25,8 +46,10 @@ void IRVisitor::VisitExpr(const Expr& e) {
     case ExprKind::kCall: return VisitCall(static_cast<const CallNode*>(n));
     case ExprKind::kRamp: return VisitRamp(static_cast<const RampNode*>(n));
     case ExprKind::kBroadcast: return VisitBroadcast(static_cast<const BroadcastNode*>(n));
-    default: return VisitBinary(static_cast<const BinaryNode*>(n));
+    KILN_BINARY_EXPR_CASES:
+      return VisitBinary(static_cast<const BinaryNode*>(n));
   }
+  throw IRError("IRVisitor: unknown expression kind");
 }
 
 void IRVisitor::VisitStmt(const Stmt& s) {
@@ -41,6 +64,7 @@ void IRVisitor::VisitStmt(const Stmt& s) {
     case StmtKind::kIfThenElse: return VisitIfThenElse(static_cast<const IfThenElseNode*>(n));
     case StmtKind::kEvaluate: return VisitEvaluate(static_cast<const EvaluateNode*>(n));
   }
+  throw IRError("IRVisitor: unknown statement kind");
 }
 
 void IRVisitor::VisitBinary(const BinaryNode* op) {
@@ -150,8 +174,10 @@ Expr IRMutator::VisitExpr(const Expr& e) {
     case ExprKind::kCall: return VisitCall(e, static_cast<const CallNode*>(n));
     case ExprKind::kRamp: return VisitRamp(e, static_cast<const RampNode*>(n));
     case ExprKind::kBroadcast: return VisitBroadcast(e, static_cast<const BroadcastNode*>(n));
-    default: return VisitBinary(e, static_cast<const BinaryNode*>(n));
+    KILN_BINARY_EXPR_CASES:
+      return VisitBinary(e, static_cast<const BinaryNode*>(n));
   }
+  throw IRError("IRMutator: unknown expression kind");
 }
 
 // Rebuilt nodes keep the original dtype: mutators substitute like for like.
@@ -340,5 +366,7 @@ BufferRegion IRMutator::VisitRegion(const BufferRegion& r) {
   for (const auto& range : r.region) out.region.push_back(VisitRange(range));
   return out;
 }
+
+#undef KILN_BINARY_EXPR_CASES
 
 }  // namespace kiln::ir

@@ -1,11 +1,9 @@
 #include "rpc/local_runner.h"
 
 #include <signal.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -13,7 +11,6 @@
 #include <list>
 #include <optional>
 #include <stdexcept>
-#include <thread>
 
 #include <fmt/format.h>
 
@@ -21,6 +18,9 @@
 #include "ir/structural_hash.h"
 #include "rpc/child_process.h"
 #include "rpc/protocol.h"
+#include "support/cores.h"
+#include "support/parallel_for.h"
+#include "support/thread_cpu_time.h"
 
 namespace kiln::rpc {
 namespace {
@@ -58,13 +58,8 @@ std::string WithStderr(std::string message, const std::string& tail) {
   return message + "; runner stderr: " + tail;
 }
 
-double ThreadCpuSecs() {
-  timespec ts{};
-  if (::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0) return 0;
-  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
-}
-
-int HardwareThreads() { return std::max(1, static_cast<int>(std::thread::hardware_concurrency())); }
+using support::HardwareThreads;
+using support::ThreadCpuSeconds;
 
 // The kernel's thread pool: the target's cores, but never more than this
 // machine has, so that a timed kernel never competes with itself.
@@ -214,34 +209,27 @@ std::vector<MeasureResult> LocalRunner::Measure(const search::MeasureTask& task,
   // meanwhile, so the builds and the timed kernels never share the cores.
   std::vector<std::optional<codegen::ObjectCode>> objects(batch.size());
   {
-    int threads = s.options.build_threads > 0 ? s.options.build_threads : HardwareThreads();
-    threads = std::max(1, std::min<int>(threads, static_cast<int>(batch.size())));
-    std::atomic<size_t> next{0};
-    auto work = [&] {
-      for (size_t i = next++; i < batch.size(); i = next++) {
-        auto start = Clock::now();
-        try {
-          objects[i] = codegen::BuildObject(batch[i].scheduled, task.target);
-        } catch (const std::exception& e) {
-          results[i] = Failure(MeasureStatus::kBuildError, e.what());
-        }
-        results[i].build_secs = std::chrono::duration<double>(Clock::now() - start).count();
+    const int threads =
+        s.options.build_threads > 0 ? s.options.build_threads : HardwareThreads();
+    support::ParallelFor(static_cast<int>(batch.size()), threads, [&](int i) {
+      auto start = Clock::now();
+      try {
+        objects[i] = codegen::BuildObject(batch[i].scheduled, task.target);
+      } catch (const std::exception& e) {
+        results[i] = Failure(MeasureStatus::kBuildError, e.what());
       }
-    };
-    std::vector<std::thread> pool;
-    for (int t = 1; t < threads; ++t) pool.emplace_back(work);
-    work();
-    for (auto& t : pool) t.join();
+      results[i].build_secs = std::chrono::duration<double>(Clock::now() - start).count();
+    });
   }
   const auto run_start = Clock::now();
   s.stats.build_wall_secs += std::chrono::duration<double>(run_start - build_start).count();
   struct AddRunTime {
     State& s;
     Clock::time_point start;
-    double cpu_start = ThreadCpuSecs();
+    double cpu_start = ThreadCpuSeconds();
     ~AddRunTime() {
       s.stats.run_wall_secs += std::chrono::duration<double>(Clock::now() - start).count();
-      s.stats.run_cpu_secs += ThreadCpuSecs() - cpu_start;
+      s.stats.run_cpu_secs += ThreadCpuSeconds() - cpu_start;
     }
   } add_run_time{s, run_start};
 

@@ -1,7 +1,7 @@
 // Measures candidates on this machine: compiles them on parallel threads in
 // this process, then runs each one in an isolated kiln-runner child process
 // that checks its outputs against the unscheduled workload and times it
-// (metaschedule.md §10). A crash, hang or runaway allocation of a candidate
+// (docs/ARCHITECTURE.md §10). A crash, hang or runaway allocation of a candidate
 // kills only the child, which is restarted for the next candidate; the new
 // child is handed the reference outputs the first one computed, so the
 // unscheduled program runs once per workload, not once per crash.

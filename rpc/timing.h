@@ -1,4 +1,4 @@
-// The timing protocol of metaschedule.md §10, independent of what is timed:
+// The timing protocol of docs/ARCHITECTURE.md §10, independent of what is timed:
 // one warm-up call, then `repeat` repeats of `number` calls; while a repeat is
 // shorter than min_repeat_ms, `number` grows and the repeat is timed again.
 // One departure from TVM: a warm-up call that lasts at least kLongCallSecs

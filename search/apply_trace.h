@@ -1,7 +1,7 @@
 // Turning a trace into a measurable candidate: replay it on a fresh schedule
 // of the workload (without its postproc instructions), then run the
 // context's postprocessors, as every strategy does for every candidate
-// (TVM's ThreadedTraceApply, reference §7).
+// (TVM's ThreadedTraceApply, docs/ARCHITECTURE.md §7).
 #pragma once
 
 #include <cstdint>

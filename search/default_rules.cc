@@ -1,4 +1,4 @@
-// The default rule and postprocessor lists per target (reference §4, §5), and
+// The default rule and postprocessor lists per target (docs/ARCHITECTURE.md §4, §5), and
 // the "from-target" space generator.
 #include <stdexcept>
 

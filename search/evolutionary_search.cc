@@ -12,8 +12,9 @@
 #include "ir/schedule/random_engine.h"
 #include "search/apply_trace.h"
 #include "search/measured_set.h"
-#include "search/parallel_for.h"
 #include "search/space_generator.h"
+#include "support/parallel_for.h"
+#include "support/split_mix.h"
 
 namespace kiln::search {
 namespace {
@@ -64,12 +65,7 @@ void Validate(const EvolutionarySearchConfig& c) {
 
 int64_t EvolutionarySearch::SlotSeed(int64_t seed, int64_t round, int64_t stage, int64_t index) {
   // SplitMix64 over the coordinates: nearby slots get unrelated streams.
-  auto mix = [](uint64_t z) {
-    z += 0x9e3779b97f4a7c15ULL;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-  };
+  const auto mix = support::SplitMix64;
   uint64_t h = mix(static_cast<uint64_t>(seed) ^ 0x65766f6c7574696fULL);  // "evolutio"
   h = mix(h ^ static_cast<uint64_t>(round));
   h = mix(h ^ static_cast<uint64_t>(stage));
@@ -125,7 +121,7 @@ std::vector<Candidate> EvolutionarySearch::PickBestFromDatabase(int n) {
   }
   std::vector<std::optional<Candidate>> replayed(todo.size());
   std::vector<FailureStats> fails(todo.size());
-  ParallelFor(static_cast<int>(todo.size()), ctx_.num_threads, [&](int j) {
+  support::ParallelFor(static_cast<int>(todo.size()), ctx_.num_threads, [&](int j) {
     const database::TuningRecord& r = top[todo[j]];
     try {
       ir::Trace t = ir::Trace::FromJSONString(r.trace_json);
@@ -155,7 +151,7 @@ std::vector<Candidate> EvolutionarySearch::SampleInitPopulation(int64_t round, i
        ++attempt) {
     std::vector<std::optional<Candidate>> results(n);
     std::vector<FailureStats> fails(n);
-    ParallelFor(n, ctx_.num_threads, [&](int i) {
+    support::ParallelFor(n, ctx_.num_threads, [&](int i) {
       ir::RandomEngine rng(SlotSeed(ctx_.seed, round, kStageSample + attempt, i));
       const int ds = static_cast<int>(rng.SampleInt(0, static_cast<int64_t>(spaces_.size())));
       results[i] = ApplyTraceWithPostprocs(ctx_, spaces_[ds], rng.ForkSeed(), &fails[i]);
@@ -282,7 +278,7 @@ std::vector<Candidate> EvolutionarySearch::Evolve(int64_t round, std::vector<Can
     std::vector<int> pending(pop_size);
     for (int i = 0; i < pop_size; ++i) pending[i] = i;
     while (!pending.empty()) {
-      ParallelFor(static_cast<int>(pending.size()), ctx_.num_threads, [&](int j) {
+      support::ParallelFor(static_cast<int>(pending.size()), ctx_.num_threads, [&](int j) {
         Slot& s = slots[pending[j]];
         while (s.tries_left > 0) {
           --s.tries_left;

@@ -1,5 +1,5 @@
 // EvolutionarySearch: the learned search (TVM's EvolutionarySearch,
-// reference §7). Every batch:
+// docs/ARCHITECTURE.md §7). Every batch:
 //   1. the best measured schedules of the database (population × 0.2) are
 //      replayed with their decisions, plus fresh samples of the design
 //      space up to the population size;

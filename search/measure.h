@@ -20,7 +20,7 @@ struct ArgInfo {
 };
 std::vector<ArgInfo> ArgInfoOf(const ir::PrimFunc& func);
 
-// How a candidate is timed (TVM's protocol, reference §10): one warm-up call,
+// How a candidate is timed (TVM's protocol, docs/ARCHITECTURE.md §10): one warm-up call,
 // then `repeat` repeats of `number` calls each; if a repeat is shorter than
 // min_repeat_ms, `number` grows until it is not. The cache is flushed between
 // repeats when flush_cache is set.

@@ -1,5 +1,5 @@
 // Measure callbacks: what happens to a measured batch (TVM's MeasureCallback,
-// reference §11). The tuning loop runs them in order after every batch,
+// docs/ARCHITECTURE.md §11). The tuning loop runs them in order after every batch,
 // before the strategy hears the results: AddToDatabase commits the records
 // (search/measure_callback/add_to_database.cc), then UpdateCostModel feeds
 // the model (search/measure_callback/update_cost_model.cc).

@@ -1,5 +1,5 @@
 // Mutators: trace -> trace edits the evolutionary search uses to make a
-// schedule's neighbours (TVM's Mutator, reference §6). A mutator picks one
+// schedule's neighbours (TVM's Mutator, docs/ARCHITECTURE.md §6). A mutator picks one
 // decision (or, for MutateParallel, one annotation value) of a trace that
 // carries decisions and returns a new trace truncated at EnterPostproc; the
 // caller replays it and runs the postprocessors, which may still reject it.

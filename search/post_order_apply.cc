@@ -1,8 +1,8 @@
 #include <utility>
 
 #include "ir/schedule/tree.h"
-#include "search/analysis.h"
 #include "search/annotations.h"
+#include "search/rule_analysis.h"
 #include "search/space_generator.h"
 #include "search/tune_context.h"
 

@@ -2,7 +2,7 @@
 // (after EnterPostproc, so what they do is recorded after the marker). They
 // carry out what the rules deferred (parallel / vectorize / unroll, reduction
 // init blocks) and reject candidates that cannot be built. One per file in
-// postproc/ (reference §5).
+// postproc/ (docs/ARCHITECTURE.md §5).
 #pragma once
 
 #include <memory>
@@ -30,7 +30,7 @@ using PostprocPtr = std::shared_ptr<Postproc>;
 PostprocPtr MakeDisallowDynamicLoop();
 PostprocPtr MakeRewriteParallelVectorizeUnroll();
 PostprocPtr MakeRewriteReductionBlock();
-// GPU postprocessors (reference §5).
+// GPU postprocessors (docs/ARCHITECTURE.md §5).
 PostprocPtr MakeRewriteCooperativeFetch();
 PostprocPtr MakeRewriteUnboundBlock(int64_t max_threadblocks = 256);
 PostprocPtr MakeVerifyGPUCode();

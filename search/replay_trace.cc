@@ -2,13 +2,15 @@
 
 #include <algorithm>
 #include <stdexcept>
-#include <thread>
 
 #include "ir/schedule/random_engine.h"
 #include "ir/schedule/schedule.h"
 #include "ir/structural_hash.h"
+#include "search/apply_trace.h"
 #include "search/postproc.h"
 #include "search/space_generator.h"
+#include "support/parallel_for.h"
+#include "support/split_mix.h"
 
 namespace kiln::search {
 
@@ -40,12 +42,7 @@ ReplayTrace::ReplayTrace(TuneContext ctx, std::vector<ir::Trace> design_spaces,
 
 int64_t ReplayTrace::SlotSeed(int64_t seed, int64_t round, int64_t index) {
   // SplitMix64 over the three coordinates: nearby slots get unrelated streams.
-  auto mix = [](uint64_t z) {
-    z += 0x9e3779b97f4a7c15ULL;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-  };
+  const auto mix = support::SplitMix64;
   uint64_t h = mix(static_cast<uint64_t>(seed));
   h = mix(h ^ static_cast<uint64_t>(round));
   h = mix(h ^ static_cast<uint64_t>(index));
@@ -58,36 +55,11 @@ ReplayTrace::SlotResult ReplayTrace::SampleSlot(int64_t round, int64_t index) co
   const int64_t n = static_cast<int64_t>(spaces_.size());
   for (int attempt = 0; attempt < config_.max_fail_count; ++attempt) {
     const int ds = static_cast<int>(rng.SampleInt(0, n));
-    ir::Schedule sch(ctx_.workload, rng.ForkSeed());
-    try {
-      spaces_[ds].ApplyToSchedule(&sch, /*remove_postproc=*/true);
-    } catch (const std::exception& e) {
-      r.failures.Add("replay", e.what());
-      continue;
-    }
-    sch.EnterPostproc();
-    bool ok = true;
-    for (const PostprocPtr& p : ctx_.postprocs) {
-      std::string why;
-      bool passed = false;
-      try {
-        passed = p->Apply(&sch, &why);
-      } catch (const std::exception& e) {
-        why = e.what();
-      }
-      if (!passed) {
-        r.failures.Add(p->Name(), why);
-        ok = false;
-        break;
-      }
-    }
-    if (!ok) continue;
-    Candidate c;
-    c.scheduled = sch.func();
-    c.trace = sch.trace();
-    c.trace_json = c.trace.AsJSONString();
-    c.key = ir::StructuralHash(c.scheduled);
-    c.design_space = ds;
+    std::optional<Candidate> c =
+        ApplyTraceWithPostprocs(ctx_, spaces_[ds], rng.ForkSeed(), &r.failures);
+    if (!c) continue;
+    c->trace_json = c->trace.AsJSONString();
+    c->design_space = ds;
     r.candidate = std::move(c);
     return r;
   }
@@ -101,17 +73,8 @@ std::vector<Candidate> ReplayTrace::NextBatch(int k, const std::unordered_set<ui
     const int64_t round = round_++;
     const int slots = k - static_cast<int>(out.size());
     std::vector<SlotResult> results(slots);
-    const int threads = std::max(1, std::min(ctx_.num_threads, slots));
-    auto work = [&](int t) {
-      for (int i = t; i < slots; i += threads) results[i] = SampleSlot(round, i);
-    };
-    if (threads == 1) {
-      work(0);
-    } else {
-      std::vector<std::thread> pool;
-      for (int t = 0; t < threads; ++t) pool.emplace_back(work, t);
-      for (auto& th : pool) th.join();
-    }
+    support::ParallelFor(slots, ctx_.num_threads,
+                         [&](int i) { results[i] = SampleSlot(round, i); });
     int fresh = 0;
     for (SlotResult& r : results) {
       failures_.Merge(r.failures);

@@ -1,13 +1,14 @@
-// ReplayTrace: the simplest search strategy (TVM's ReplayTrace, reference §7).
+// ReplayTrace: the simplest search strategy (TVM's ReplayTrace, docs/ARCHITECTURE.md §7).
 // A candidate is a design-space trace, chosen uniformly, replayed without its
 // decisions (every sample drawn afresh), then vetted by the postprocessors;
 // a slot that fails retries up to max_fail_count times.
 //
-// Determinism (DESIGN.md): slot i of sampling round r draws from an RNG seeded
-// from (task seed, r, i) alone, and slots are merged in index order, so the
-// candidates do not depend on the thread count. Candidates are deduplicated
-// by the structural hash of the scheduled program, against the ones this
-// strategy returned before and the keys the caller says are measured.
+// Determinism (docs/ARCHITECTURE.md, data flow): slot i of sampling round r
+// draws from an RNG seeded from (task seed, r, i) alone, and slots are merged
+// in index order, so the candidates do not depend on the thread count.
+// Candidates are deduplicated by the structural hash of the scheduled
+// program, against the ones this strategy returned before and the keys the
+// caller says are measured.
 #pragma once
 
 #include <cstdint>

@@ -6,7 +6,7 @@
 // (annotations.h).
 //
 // One rule per file in schedule_rule/; the parameters and their defaults are
-// TVM's (reference §4).
+// TVM's (docs/ARCHITECTURE.md §4).
 #pragma once
 
 #include <memory>
@@ -74,7 +74,7 @@ ScheduleRulePtr MakeAddRFactor(int max_jobs_per_core = 16, int max_innermost_fac
 ScheduleRulePtr MakeMultiLevelTiling(MultiLevelTilingConfig config = {});
 ScheduleRulePtr MakeParallelizeVectorizeUnroll(ParallelizeVectorizeUnrollConfig config = {});
 ScheduleRulePtr MakeRandomComputeLocation();
-// GPU rules (reference §4).
+// GPU rules (docs/ARCHITECTURE.md §4).
 ScheduleRulePtr MakeCrossThreadReduction(std::vector<int64_t> thread_extents);
 ScheduleRulePtr MakeAutoBind(int64_t max_threadblocks, std::vector<int64_t> thread_extents,
                              int64_t max_threads_per_block = -1);

@@ -1,5 +1,5 @@
 // SearchStrategy: how the tuning loop (search/tune.h) gets its candidates
-// (TVM's SearchStrategy, reference §7). The loop calls PreTuning once, then
+// (TVM's SearchStrategy, docs/ARCHITECTURE.md §7). The loop calls PreTuning once, then
 // GenerateCandidates for every batch, hands the measured results to the
 // measure callbacks (search/measure_callback.h) and then to
 // NotifyRunnerResults, and calls PostTuning at the end. Measured results

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <limits>
 
-#include "search/analysis.h"
 #include "search/annotations.h"
+#include "search/rule_analysis.h"
 
 namespace kiln::search {
 namespace {

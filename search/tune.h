@@ -1,4 +1,4 @@
-// The tuning loop of one task (issue 6; TVM's task loop, reference §7/§11):
+// The tuning loop of one task (issue 6; TVM's task loop, docs/ARCHITECTURE.md §7, §11):
 // a SearchStrategy (search/search_strategy.h: ReplayTrace or
 // EvolutionarySearch) proposes batches, the Runner measures them, and the
 // measure callbacks (search/measure_callback.h) commit every result to the

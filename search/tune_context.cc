@@ -1,17 +1,16 @@
 #include "search/tune_context.h"
 
 #include <stdexcept>
-#include <thread>
 
 #include "search/postproc.h"
 #include "search/space_generator.h"
+#include "support/cores.h"
 
 namespace kiln::search {
 
 int TuneContext::NumCores() const {
   if (target.num_cores > 0) return target.num_cores;
-  unsigned n = std::thread::hardware_concurrency();
-  return n > 0 ? static_cast<int>(n) : 1;
+  return support::HardwareThreads();
 }
 
 TuneContext MakeDefaultTuneContext(ir::PrimFunc workload, ir::Target target, int64_t seed,

@@ -1,7 +1,7 @@
 // TuneContext: everything one tuning task needs to know about itself — the
 // workload, the target, how its design space is generated and which
 // postprocessors vet a candidate, and the seed and thread count that make its
-// search reproducible (TVM's TuneContext, reference §11).
+// search reproducible (TVM's TuneContext, docs/ARCHITECTURE.md §11).
 #pragma once
 
 #include <cstdint>

@@ -8,17 +8,13 @@
 
 #include "ir/flops.h"
 #include "ir/structural_hash.h"
+#include "support/split_mix.h"
 
 namespace kiln::search {
 namespace {
 
 // SplitMix64's finalizer, to fork per-batch seeds.
-uint64_t Mix(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
+constexpr auto Mix = support::SplitMix64;
 
 double WeightedLatency(const std::vector<TaskStatus>& tasks) {
   double total = 0;

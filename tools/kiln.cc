@@ -15,7 +15,7 @@ int main(int argc, char** argv) {
   spdlog::set_default_logger(spdlog::stderr_color_mt("kiln"));
   CLI::App app{"Kiln: a MetaSchedule-style autotuner for tensor programs"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", std::string("kiln 0.1.0"));
+  app.set_version_flag("--version", std::string("kiln ") + KILN_VERSION_STRING);
   int exit_code = 0;
   kiln::tools::RegisterIrCommands(app, &exit_code);
   kiln::tools::RegisterScheduleCommands(app, &exit_code);

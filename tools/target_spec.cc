@@ -31,7 +31,7 @@ void RequireMeasurableTarget(const ir::Target& target) {
 }
 
 std::string MachineFingerprint(const ir::Target& target) {
-  return target.ToString() + "; kiln 0.1.0; " + codegen::BackendVersion();
+  return target.ToString() + "; kiln " KILN_VERSION_STRING "; " + codegen::BackendVersion();
 }
 
 }  // namespace kiln::tools

@@ -1,5 +1,5 @@
 // The coordinator's dispatch state: device pools, the candidates each job
-// waits on, and the leases that hand them to workers (metaschedule.md §10:
+// waits on, and the leases that hand them to workers (docs/ARCHITECTURE.md §10:
 // TVM's RPC tracker matches requests to devices by key; Kiln adds deadlines).
 //
 // A pool is a normalized target plus the measuring machine's fingerprint; a

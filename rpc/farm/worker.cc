@@ -137,7 +137,7 @@ int RunWorker(const WorkerOptions& o) {
     info->add_targets()->set_spec(o.target);
     info->set_fingerprint(o.fingerprint);
     info->set_slots(static_cast<int32_t>(slots.size()));
-    info->set_version("0.1.0");
+    info->set_version(KILN_VERSION_STRING);
     v1::CoordinatorMessage first;
     if (!session->Write(hello) || !stream->Read(&first) || !first.has_registered()) {
       grpc::Status s = stream->Finish();

@@ -1,4 +1,4 @@
-// The mutator mixture per target (TVM's Mutator::DefaultLLVM, reference §6).
+// The mutator mixture per target (TVM's Mutator::DefaultLLVM, docs/ARCHITECTURE.md §6).
 #include "search/mutator.h"
 
 namespace kiln::search {

@@ -1,4 +1,4 @@
-// MutateComputeLocation (TVM's, reference §6): replay the trace and, at
+// MutateComputeLocation (TVM's, docs/ARCHITECTURE.md §6): replay the trace and, at
 // every SampleComputeLocation, ask the schedule as it stands where the block
 // could go; among the instructions with an alternative to their current
 // decision pick one uniformly, and a new location uniformly among its

@@ -1,4 +1,4 @@
-// MutateParallel (TVM's, reference §6): change the parallel extent limit
+// MutateParallel (TVM's, docs/ARCHITECTURE.md §6): change the parallel extent limit
 // that ParallelizeVectorizeUnroll annotated on the root block
 // (meta_schedule.parallel), which decides how many outer loops of each block
 // RewriteParallelVectorizeUnroll fuses and parallelizes. The trace is

@@ -1,4 +1,4 @@
-// MutateTileSize (TVM's, reference §6): pick one SamplePerfectTile decision
+// MutateTileSize (TVM's, docs/ARCHITECTURE.md §6): pick one SamplePerfectTile decision
 // with at least two factors and a product of at least 2, or one
 // SampleCategorical that feeds a cooperative-fetch annotation (GPU), uniformly
 // over both. A tile moves a divisor d > 1 of one factor x to another factor
@@ -8,6 +8,7 @@
 #include <algorithm>
 
 #include "search/mutator.h"
+#include "search/mutator/redraw_categorical.h"
 
 namespace kiln::search {
 namespace {
@@ -63,7 +64,8 @@ class MutateTileSize : public Mutator {
     }
     const int64_t pick = rng.SampleInt(0, n);
     if (pick < static_cast<int64_t>(tiles.size())) return MutateTile(trace, tiles[pick], rng, why);
-    return MutateCategorical(trace, categoricals[pick - tiles.size()], rng, why);
+    return RedrawCategorical(trace, categoricals[pick - tiles.size()], rng,
+                             "value of the categorical", why);
   }
 
  private:
@@ -102,25 +104,6 @@ class MutateTileSize : public Mutator {
     return std::nullopt;
   }
 
-  static std::optional<ir::Trace> MutateCategorical(const ir::Trace& trace, size_t index,
-                                                    ir::RandomEngine& rng, std::string* why) {
-    const int64_t current = trace.GetDecision(index)->get<int64_t>();
-    std::vector<double> probs = trace.insts()[index].attrs[1].get<std::vector<double>>();
-    if (current < 0 || current >= static_cast<int64_t>(probs.size())) {
-      *why = "categorical decision " + std::to_string(current) + " is out of range";
-      return std::nullopt;
-    }
-    probs.erase(probs.begin() + current);
-    double total = 0;
-    for (double p : probs) total += p;
-    if (!(total > 0)) {
-      *why = "every other value of the categorical has probability 0";
-      return std::nullopt;
-    }
-    int64_t next = rng.SampleCategorical(probs);
-    if (next >= current) ++next;
-    return trace.WithDecision(index, nlohmann::json(next), /*remove_postproc=*/true);
-  }
 };
 
 }  // namespace

@@ -1,4 +1,4 @@
-// MutateUnroll (TVM's, reference §6): pick one root annotation of an unroll
+// MutateUnroll (TVM's, docs/ARCHITECTURE.md §6): pick one root annotation of an unroll
 // step (meta_schedule.unroll_explicit / _implicit) whose value a
 // SampleCategorical drew, and redraw that categorical from its
 // probabilities without its current value.
@@ -6,6 +6,7 @@
 
 #include "search/annotations.h"
 #include "search/mutator.h"
+#include "search/mutator/redraw_categorical.h"
 
 namespace kiln::search {
 namespace {
@@ -44,22 +45,13 @@ class MutateUnroll : public Mutator {
       *why = "the unroll step was not drawn by a SampleCategorical with a decision";
       return std::nullopt;
     }
-    std::vector<double> probs = trace.insts()[*sampler].attrs[1].get<std::vector<double>>();
+    const size_t values = trace.insts()[*sampler].attrs[1].size();
     const int64_t current = decision->get<int64_t>();
-    if (probs.size() <= 1 || current < 0 || current >= static_cast<int64_t>(probs.size())) {
+    if (values <= 1 || current < 0 || current >= static_cast<int64_t>(values)) {
       *why = "the unroll step has no other value to take";
       return std::nullopt;
     }
-    probs.erase(probs.begin() + current);
-    double total = 0;
-    for (double p : probs) total += p;
-    if (!(total > 0)) {
-      *why = "every other unroll step has probability 0";
-      return std::nullopt;
-    }
-    int64_t next = rng.SampleCategorical(probs);
-    if (next >= current) ++next;
-    return trace.WithDecision(*sampler, nlohmann::json(next), /*remove_postproc=*/true);
+    return RedrawCategorical(trace, *sampler, rng, "unroll step", why);
   }
 };
 

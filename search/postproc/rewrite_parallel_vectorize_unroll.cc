@@ -11,9 +11,9 @@
 #include "ir/arith/analyzer.h"
 #include "ir/schedule/tree.h"
 #include "ir/substitute.h"
-#include "search/analysis.h"
 #include "search/annotations.h"
 #include "search/postproc.h"
+#include "search/rule_analysis.h"
 
 namespace kiln::search {
 namespace {

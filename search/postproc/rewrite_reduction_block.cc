@@ -4,8 +4,8 @@
 #include <set>
 
 #include "ir/schedule/tree.h"
-#include "search/analysis.h"
 #include "search/postproc.h"
+#include "search/rule_analysis.h"
 
 namespace kiln::search {
 namespace {

@@ -8,9 +8,9 @@
 #include "ir/transform/lower.h"
 #include "ir/transform/verify_gpu_code.h"
 #include "ir/transform/verify_lowered.h"
-#include "search/analysis.h"
 #include "search/annotations.h"
 #include "search/postproc.h"
+#include "search/rule_analysis.h"
 #include "search/tune_context.h"
 
 namespace kiln::search {

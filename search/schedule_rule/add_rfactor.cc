@@ -3,8 +3,8 @@
 // rfactor over each half in turn: up to two new branches, plus the original.
 // The original block is annotated so that RandomComputeLocation also places
 // the rfactor producer.
-#include "search/analysis.h"
 #include "search/annotations.h"
+#include "search/rule_analysis.h"
 #include "search/schedule_rule.h"
 #include "search/tune_context.h"
 

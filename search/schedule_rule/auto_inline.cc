@@ -5,8 +5,8 @@
 // mapping.
 #include "ir/schedule/analysis.h"
 #include "ir/schedule/primitive/compute_inline.h"
-#include "search/analysis.h"
 #include "search/annotations.h"
+#include "search/rule_analysis.h"
 #include "search/schedule_rule.h"
 
 namespace kiln::search {

@@ -9,7 +9,7 @@
 #include <algorithm>
 
 #include "ir/schedule/tree.h"
-#include "search/analysis.h"
+#include "search/rule_analysis.h"
 #include "search/schedule_rule.h"
 #include "search/thread_bind.h"
 #include "search/tune_context.h"

@@ -5,8 +5,8 @@
 // On a GPU ("SSSRRSRS") the first levels are also fused and bound to
 // tile_binds (blockIdx.x, vthread.x, threadIdx.x), and every input is staged
 // in shared memory at a read-reuse level, fetched cooperatively.
-#include "search/analysis.h"
 #include "search/annotations.h"
+#include "search/rule_analysis.h"
 #include "search/schedule_rule.h"
 #include "search/tune_context.h"
 

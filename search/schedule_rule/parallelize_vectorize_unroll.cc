@@ -2,8 +2,8 @@
 // postprocessor RewriteParallelVectorizeUnroll will work to — the parallel
 // extent (cores × max_jobs_per_core), the vectorize extent — and, unless the
 // function is purely spatial, a uniformly sampled unroll step.
-#include "search/analysis.h"
 #include "search/annotations.h"
+#include "search/rule_analysis.h"
 #include "search/schedule_rule.h"
 #include "search/tune_context.h"
 

@@ -4,8 +4,8 @@
 // flagged gets the same treatment afterwards.
 #include "ir/schedule/analysis.h"
 #include "ir/schedule/tree.h"
-#include "search/analysis.h"
 #include "search/annotations.h"
+#include "search/rule_analysis.h"
 #include "search/schedule_rule.h"
 
 namespace kiln::search {

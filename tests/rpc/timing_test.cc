@@ -1,4 +1,4 @@
-// TimeCalls follows the timing protocol of metaschedule.md §10. The tests
+// TimeCalls follows the timing protocol of docs/ARCHITECTURE.md §10. The tests
 // count calls and watch each timed run through the flush hook (which runs
 // right before every timed run); the only facts about time they check are
 // ones the protocol guarantees (an accepted repeat lasted min_repeat_ms).

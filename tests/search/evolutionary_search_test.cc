@@ -1,4 +1,4 @@
-// EvolutionarySearch (reference §7) through the tuning loop, with a runner
+// EvolutionarySearch (docs/ARCHITECTURE.md §7) through the tuning loop, with a runner
 // that builds nothing: a candidate's "time" is a function of its program's
 // structural hash, so whole runs repeat exactly. The same seed gives the
 // same candidates at 1 and 2 threads; a resumed run feeds the model the

@@ -1,5 +1,5 @@
 // The GPU design space: sketch counts equal TVM's CUDA space tests (1 for
-// every suite workload at config 0, NRM 2, SFM 4; reference §4) except for two
+// every suite workload at config 0, NRM 2, SFM 4; docs/ARCHITECTURE.md §4) except for two
 // known gaps, and on the reduced suite every sketch computes the workload,
 // the CUDA postprocessors accept samples of it, and what they accept computes
 // the workload too and builds: lowered for sm_90, emitted as CUDA C++,

@@ -1,4 +1,4 @@
-// Measure callbacks (reference §11): AddToDatabase records every result but
+// Measure callbacks (docs/ARCHITECTURE.md §11): AddToDatabase records every result but
 // infra errors and marks those candidates measured; UpdateCostModel feeds
 // the model the same results (failures as +inf seconds).
 #include "search/measure_callback.h"

@@ -1,4 +1,4 @@
-// Mutators (reference §6): every mutation of a sampled schedule either says
+// Mutators (docs/ARCHITECTURE.md §6): every mutation of a sampled schedule either says
 // why it found nothing to change or gives a trace that replays (or that a
 // postprocessor rejects with a reason), and the program it builds computes
 // what the workload does; tile mutations keep the product of the factors,

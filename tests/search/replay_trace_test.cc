@@ -1,4 +1,4 @@
-// ReplayTrace (reference §7): candidates depend only on the seed (never on
+// ReplayTrace (docs/ARCHITECTURE.md §7): candidates depend only on the seed (never on
 // the thread count), never repeat, never come from the measured set, and the
 // attempts that failed are counted by cause.
 #include "search/replay_trace.h"

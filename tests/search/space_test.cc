@@ -1,16 +1,16 @@
-// Design-space parity with TVM's CPU space tests (reference §4 "Parity
-// check": every te_workload at config 0 on a c5.9xlarge-like llvm target has
+// Design-space parity with TVM's CPU space tests (docs/ARCHITECTURE.md §4;
+// TVM's parity check: every te_workload at config 0 on a c5.9xlarge-like llvm target has
 // 3 sketches, SFM has 9), and soundness of every sketch: it replays, with
 // its decisions and with fresh ones, the postprocs accept it, and the
 // scheduled program computes what the workload does.
 #include <gtest/gtest.h>
 
 #include "../schedule/schedule_test_util.h"
-#include "ir/text/printer.h"
 #include "ir/schedule/tree.h"
-#include "search/analysis.h"
+#include "ir/text/printer.h"
 #include "search/annotations.h"
 #include "search/postproc.h"
+#include "search/rule_analysis.h"
 #include "search/space_generator.h"
 #include "search_test_util.h"
 

@@ -31,7 +31,6 @@
 #include "ir/substitute.h"
 
 namespace kiln::ir {
-namespace compute_at_detail {
 namespace {
 
 using BufferSet = std::unordered_set<const BufferNode*>;
@@ -102,10 +101,13 @@ struct VarDomain {
   bool conflicting = false;  // two regions asked for provably different ranges
 };
 
-class Mover {
+// One compute_at (or, reversed, reverse_compute_at) move of a block under a
+// loop: the legality checks, the loops regenerated around the block for the
+// region its consumers (producers) need, and the body without the old block.
+class ComputeAtMove {
  public:
-  Mover(const PrimFunc& f, std::string block_name, const VarNode* loop_var,
-        bool preserve_unit_loops, int index, bool reverse, std::string primitive)
+  ComputeAtMove(const PrimFunc& f, std::string block_name, const VarNode* loop_var,
+                bool preserve_unit_loops, int index, bool reverse, std::string primitive)
       : f_(f),
         block_name_(std::move(block_name)),
         loop_var_(loop_var),
@@ -152,7 +154,7 @@ class Mover {
   std::vector<std::pair<const BlockRealizeNode*, std::vector<const ForNode*>>> under_loop_;
 };
 
-void Mover::CheckPlacement() {
+void ComputeAtMove::CheckPlacement() {
   auto bp = FindBlockPath(f_, block_name_);
   if (!bp) Fail("no block named '" + block_name_ + "'");
   auto lp = FindLoopPath(f_, loop_var_);
@@ -190,7 +192,7 @@ void Mover::CheckPlacement() {
   }
 }
 
-void Mover::CollectNeighbours() {
+void ComputeAtMove::CollectNeighbours() {
   siblings_ = ChildBlockRealizes(block_path_[scope_index_]);
   const BufferSet reads = BuffersOf(block_->reads);
   const BufferSet writes = BuffersOf(block_->writes);
@@ -221,7 +223,7 @@ void Mover::CollectNeighbours() {
                [&](const BlockRealizeNode* r, const auto& ls) { under_loop_.emplace_back(r, ls); });
 }
 
-int Mover::FindInsertionPoint() {
+int ComputeAtMove::FindInsertionPoint() {
   const std::vector<Stmt> children = Children(loop_->body);
   const int n = static_cast<int>(children.size());
   int last_producer = -1, first_consumer = n;
@@ -271,7 +273,7 @@ int Mover::FindInsertionPoint() {
 // the children from the block's side to the loop's side. Only the intended
 // dataflow may cross it: its consumers reading it (compute_at), its producers
 // feeding it (reverse_compute_at).
-void Mover::CheckInterference() {
+void ComputeAtMove::CheckInterference() {
   size_t k = scope_index_ + 1;
   while (k < block_path_.size() && k < loop_path_.size() && block_path_[k].same_as(loop_path_[k])) {
     ++k;
@@ -328,7 +330,7 @@ void Mover::CheckInterference() {
 // reverse_compute_at places the consumer inside the producers' iterations: a
 // producer whose reduction runs over the target loop or a loop above it has
 // only partial results there.
-void Mover::CheckNoPartialReads() {
+void ComputeAtMove::CheckNoPartialReads() {
   if (!reverse_) return;
   std::unordered_set<const VarNode*> outer;
   for (size_t i = scope_index_ + 1; i < loop_path_.size(); ++i) {
@@ -350,7 +352,7 @@ void Mover::CheckNoPartialReads() {
 }
 
 std::unordered_map<const BufferNode*, std::vector<std::vector<IntervalSet>>>
-Mover::RequiredRegions() {
+ComputeAtMove::RequiredRegions() {
   const BufferSet provided = BuffersOf(reverse_ ? block_->reads : block_->writes);
   const auto& wanted = reverse_ ? producers_ : consumers_;
   std::unordered_map<const BufferNode*, std::vector<std::vector<IntervalSet>>> out;
@@ -402,7 +404,7 @@ Mover::RequiredRegions() {
   return out;
 }
 
-std::vector<VarDomain> Mover::BlockVarDomains() {
+std::vector<VarDomain> ComputeAtMove::BlockVarDomains() {
   std::vector<VarDomain> doms(block_->iter_vars.size());
   std::unordered_map<const VarNode*, size_t> var_index;
   for (size_t i = 0; i < block_->iter_vars.size(); ++i)
@@ -489,7 +491,7 @@ std::vector<VarDomain> Mover::BlockVarDomains() {
   return doms;
 }
 
-Stmt Mover::MakeNewNest(const std::vector<VarDomain>& doms) {
+Stmt ComputeAtMove::MakeNewNest(const std::vector<VarDomain>& doms) {
   std::vector<Var> loop_vars;
   std::vector<Expr> extents;
   std::vector<Expr> values;
@@ -534,7 +536,7 @@ Stmt Mover::MakeNewNest(const std::vector<VarDomain>& doms) {
 }
 
 // Removes the block together with the loops (and ifs) that hold nothing else.
-Stmt Mover::RemoveBlock() {
+Stmt ComputeAtMove::RemoveBlock() {
   size_t t = block_path_.size() - 1;
   while (t > 0) {
     const Stmt& parent = block_path_[t - 1];
@@ -553,7 +555,7 @@ Stmt Mover::RemoveBlock() {
   return ReplaceAlongPath(prefix, Stmt());
 }
 
-Stmt Mover::Run() {
+Stmt ComputeAtMove::Run() {
   CheckPlacement();
   CollectNeighbours();
   int position = FindInsertionPoint();
@@ -579,7 +581,8 @@ Stmt Mover::Run() {
 Stmt MoveBlockUnderLoop(const PrimFunc& f, const std::string& block_name, const VarNode* loop_var,
                         bool preserve_unit_loops, int index, bool reverse,
                         const std::string& primitive) {
-  return Mover(f, block_name, loop_var, preserve_unit_loops, index, reverse, primitive).Run();
+  return ComputeAtMove(f, block_name, loop_var, preserve_unit_loops, index, reverse, primitive)
+      .Run();
 }
 
 bool CanMoveBlockUnderLoop(const PrimFunc& f, const std::string& block_name,
@@ -592,8 +595,6 @@ bool CanMoveBlockUnderLoop(const PrimFunc& f, const std::string& block_name,
   }
 }
 
-}  // namespace compute_at_detail
-
 namespace {
 
 void ComputeAtImpl(Schedule& sch, BlockRV block, LoopRV loop, bool preserve_unit_loops, int index,
@@ -602,7 +603,7 @@ void ComputeAtImpl(Schedule& sch, BlockRV block, LoopRV loop, bool preserve_unit
   const std::string kind = reverse ? "ReverseComputeAt" : "ComputeAt";
   std::string name = sch.NameOf(block);
   sch.PathOf(block);  // fails clearly if the block is gone
-  Stmt body = compute_at_detail::MoveBlockUnderLoop(
+  Stmt body = MoveBlockUnderLoop(
       sch.func(), name, sch.PathOf(loop).back().as<ForNode>()->loop_var.get(), preserve_unit_loops,
       index, reverse, primitive);
   sch.SetBody(body);

@@ -8,7 +8,7 @@
 #include "ir/prim_func.h"
 #include "ir/stmt.h"
 
-namespace kiln::ir::compute_at_detail {
+namespace kiln::ir {
 
 // The function body after moving block `block_name` under the loop whose
 // variable is `loop_var` (reverse: the consumer mirror). Throws ScheduleError
@@ -21,4 +21,4 @@ Stmt MoveBlockUnderLoop(const PrimFunc& f, const std::string& block_name, const 
 bool CanMoveBlockUnderLoop(const PrimFunc& f, const std::string& block_name,
                            const VarNode* loop_var, bool preserve_unit_loops, bool reverse);
 
-}  // namespace kiln::ir::compute_at_detail
+}  // namespace kiln::ir

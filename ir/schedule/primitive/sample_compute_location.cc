@@ -135,9 +135,8 @@ std::vector<Candidate> EligibleLoops(const PrimFunc& f, const StmtPath& path) {
 
 bool CanMoveUnder(const PrimFunc& f, const StmtPath& path, const ForNode* loop) {
   const BlockNode* self = path.back().as<BlockRealizeNode>()->block.get();
-  return compute_at_detail::CanMoveBlockUnderLoop(f, self->name, loop->loop_var.get(),
-                                                  /*preserve_unit_loops=*/true,
-                                                  /*reverse=*/false);
+  return CanMoveBlockUnderLoop(f, self->name, loop->loop_var.get(), /*preserve_unit_loops=*/true,
+                               /*reverse=*/false);
 }
 
 std::vector<Candidate> CollectComputeLocation(const PrimFunc& f, const StmtPath& path) {

@@ -1,4 +1,4 @@
-#include "search/analysis.h"
+#include "search/rule_analysis.h"
 
 #include <algorithm>
 #include <map>
