@@ -52,10 +52,16 @@ int Verify(VerifyCliOptions o) {
   rpc::LocalRunner runner(runner_options);
   const search::VerifySummary s = search::VerifyRecords(db, runner, o.verify);
 
+  // Suite workloads are all called "main": the structural hash tells them apart.
+  auto label = [&](const search::VerifiedRecord& v) {
+    return v.workload_name + "@" + db.WorkloadHash(v.workload).substr(0, 8);
+  };
   if (o.as_json) {
     nlohmann::json rows = nlohmann::json::array();
     for (const search::VerifiedRecord& v : s.records) {
-      rows.push_back({{"workload", v.workload_name}, {"target", v.target},
+      rows.push_back({{"workload", v.workload_name},
+                      {"workload_hash", db.WorkloadHash(v.workload)},
+                      {"target", v.target},
                       {"trace_hash", v.trace_hash}, {"stored_median", v.stored_median},
                       {"stored_min", v.stored_min}, {"stored_max", v.stored_max},
                       {"new_median", v.new_median}, {"ratio", v.ratio},
@@ -75,7 +81,7 @@ int Verify(VerifyCliOptions o) {
   for (const search::VerifiedRecord& v : s.records) {
     std::ostringstream load;
     if (v.machine_load >= 0) load << std::fixed << std::setprecision(2) << v.machine_load;
-    std::cout << std::left << std::setw(28) << v.workload_name.substr(0, 27) << std::setw(10)
+    std::cout << std::left << std::setw(28) << label(v).substr(0, 27) << std::setw(10)
               << v.trace_hash.substr(0, 8) << std::right << std::setw(12)
               << LatencyText(v.stored_median) << std::setw(12)
               << (v.new_median > 0 ? LatencyText(v.new_median) : "-") << std::setw(8)
