@@ -1,6 +1,7 @@
 #include "search/remeasure.h"
 
 #include <algorithm>
+#include <set>
 #include <string>
 
 #include "ir/schedule/schedule.h"
@@ -66,21 +67,34 @@ int RemeasureBest(Runner& runner, database::Database& db, database::WorkloadId w
                   const MeasureTask& task, int top, int repeat, int* failed) {
   if (failed != nullptr) *failed = 0;
   if (top <= 0) return 0;
-  std::vector<database::TuningRecord> best = db.TopK(workload, task.target.ToString(), top);
-  if (best.empty()) return 0;
   MeasureTask longer = task;
   longer.timing.repeat = std::max(task.timing.repeat, repeat);
-  std::vector<MeasureResult> results = RemeasureRecords(runner, longer, best);
+  // A re-measured record that turns out slower drops out of the top, and an
+  // unchecked one may take its place: go on until the top `top` are all
+  // re-measured (at most 4 * top records, to bound the cost on a noisy machine).
+  std::set<std::string> done_hashes;
   int done = 0;
-  db.Transaction([&] {
-    for (size_t i = 0; i < best.size(); ++i) {
-      // The machinery failed, not the schedule: the record stays as it was.
-      if (results[i].status == MeasureStatus::kInfraError) continue;
-      if (results[i].status != MeasureStatus::kOk && failed != nullptr) ++*failed;
-      db.UpdateMeasurement(workload, WithRemeasure(best[i], results[i], /*keep_stored_repeats=*/true));
-      ++done;
+  while (done < 4 * top) {
+    std::vector<database::TuningRecord> fresh;
+    for (database::TuningRecord& r : db.TopK(workload, task.target.ToString(), top)) {
+      if (!done_hashes.count(r.trace_hash)) fresh.push_back(std::move(r));
     }
-  });
+    if (fresh.empty()) break;
+    std::vector<MeasureResult> results = RemeasureRecords(runner, longer, fresh);
+    bool any = false;
+    db.Transaction([&] {
+      for (size_t i = 0; i < fresh.size(); ++i) {
+        done_hashes.insert(fresh[i].trace_hash);
+        // The machinery failed, not the schedule: the record stays as it was.
+        if (results[i].status == MeasureStatus::kInfraError) continue;
+        if (results[i].status != MeasureStatus::kOk && failed != nullptr) ++*failed;
+        db.UpdateMeasurement(workload, WithRemeasure(fresh[i], results[i], /*keep_stored_repeats=*/true));
+        ++done;
+        any = true;
+      }
+    });
+    if (!any) break;  // every one was an infrastructure failure: do not spin
+  }
   return done;
 }
 

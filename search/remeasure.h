@@ -30,8 +30,11 @@ database::TuningRecord WithRemeasure(database::TuningRecord stored, const Measur
 // The tuning loop's final step: measures the `top` best usable records of
 // (workload, task.target) again with at least `repeat` repeats, keeps every
 // repeat in the stored record, and so ranks them on more than one noisy
-// measurement. Returns how many were re-measured; *failed counts those that
-// failed now (they stop being verified, so they are no longer best).
+// measurement. When re-measured records fall out of the top, those that
+// take their place are measured again too, until the top `top` all were
+// (at most 4 * top records). Returns how many were re-measured; *failed
+// counts those that failed now (they stop being verified, so they are no
+// longer best).
 int RemeasureBest(Runner& runner, database::Database& db, database::WorkloadId workload,
                   const MeasureTask& task, int top, int repeat, int* failed);
 

@@ -245,7 +245,8 @@ TEST(FinalRemeasure, TheBestAreMeasuredAgainAndKeepEveryRepeat) {
   o.final_remeasure_repeat = 4;
   TuneSummary s = Tune(ctx, runner, db, task, o);
   ASSERT_EQ(s.measured_this_run, 6) << s.stop_reason;
-  EXPECT_EQ(s.remeasured, 2);
+  // At least the best 2; more when a re-measured one fell out of the top.
+  EXPECT_GE(s.remeasured, 2);
   EXPECT_EQ(s.ok_measurements, 6);
   int longer = 0, single = 0;
   db.ForEachRecord([&](database::WorkloadId, const database::TuningRecord& r) {
@@ -258,9 +259,9 @@ TEST(FinalRemeasure, TheBestAreMeasuredAgainAndKeepEveryRepeat) {
     if (r.run_seconds.size() == 5u) ++longer;  // 1 repeat while tuning + 4 at the end
     if (r.run_seconds.size() == 1u) ++single;
   });
-  EXPECT_EQ(longer, 2);
-  EXPECT_EQ(single, 4);
-  // The best is one of the re-measured ones.
+  EXPECT_EQ(longer, s.remeasured);
+  EXPECT_EQ(longer + single, 6);
+  // The best is one of the re-measured ones, whatever the noise did.
   EXPECT_EQ(db.Best(*db.FindWorkload(Workload()), kTarget)->run_seconds.size(), 5u);
 
   // Turned off, nothing is measured again.
