@@ -63,6 +63,19 @@ CREATE TABLE jobs(
   created INTEGER NOT NULL, updated INTEGER NOT NULL);
 CREATE INDEX jobs_by_state ON jobs(state);
 )sql",
+      // Version 3: trust in a measurement (issue 22). `stale`: a re-measure
+      // (`kiln db verify --mark-stale`, search/verify_records.h) no longer
+      // reproduces the stored time, so the record never counts as best.
+      // `machine_load` / `wide_spread`: the noise figures of the measurement
+      // (search/measure.h). records_best is rebuilt to leave stale records out.
+      R"sql(
+ALTER TABLE records ADD COLUMN stale INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE records ADD COLUMN machine_load REAL NOT NULL DEFAULT -1;
+ALTER TABLE records ADD COLUMN wide_spread INTEGER NOT NULL DEFAULT 0;
+DROP INDEX records_best;
+CREATE INDEX records_best ON records(workload_id, target_id, median_seconds)
+  WHERE status = 'ok' AND verified = 1 AND stale = 0;
+)sql",
   };
   return m;
 }
@@ -70,7 +83,9 @@ CREATE INDEX jobs_by_state ON jobs(state);
 constexpr const char* kRecordColumns =
     "w.hash, t.target, t.fingerprint, r.trace_json, r.trace_hash, r.run_seconds, "
     "r.median_seconds, r.status, r.message, r.verified, r.args, r.host, r.kiln_version, "
-    "r.seed, r.job_id, r.timestamp, r.workload_id";
+    "r.seed, r.job_id, r.timestamp, r.workload_id, r.stale, r.machine_load, r.wide_spread";
+// Columns of kRecordColumns, for the queries that select more after them.
+constexpr int kRecordColumnCount = 20;
 
 std::string ColumnText(sqlite3_stmt* s, int i) {
   const unsigned char* t = sqlite3_column_text(s, i);
@@ -239,7 +254,15 @@ struct Database::Impl {
     // version 1 only add tables (version 2: the farm's jobs), and query,
     // compile and the C API read records, so a build pipeline keeps reading
     // a database that a newer Kiln has not written yet.
-    if (read_only && version >= 1) return;
+    if (read_only && version >= 1) {
+      // Version 3's columns, as their defaults, through a view that shadows
+      // the table for this connection only (the file is not written).
+      if (version < 3) {
+        Exec("CREATE TEMP VIEW records AS SELECT *, 0 AS stale, -1.0 AS machine_load, "
+             "0 AS wide_spread FROM main.records");
+      }
+      return;
+    }
     if (read_only) {
       throw DatabaseError(path + (tables == 0 ? ": empty file, not a Kiln tuning database"
                                               : ": schema version " + std::to_string(version) +
@@ -319,13 +342,16 @@ struct Database::Impl {
     Stmt s = Prepare(
         "INSERT OR IGNORE INTO records(workload_id, target_id, trace_hash, trace_json, "
         "run_seconds, median_seconds, status, message, verified, args, host, kiln_version, "
-        "seed, job_id, timestamp) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+        "seed, job_id, timestamp, stale, machine_load, wide_spread) "
+        "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
     s.Bind(1, workload).Bind(2, target_id).Bind(3, trace_hash).Bind(4, trace);
     s.Bind(5, json(in.run_seconds).dump()).Bind(6, Median(in.run_seconds));
     s.Bind(7, in.status).Bind(8, in.message).Bind(9, int64_t{in.verified ? 1 : 0});
     s.Bind(10, ArgsToJson(in.args).dump()).Bind(11, in.provenance.host);
     s.Bind(12, in.provenance.kiln_version).Bind(13, static_cast<int64_t>(in.provenance.seed));
     s.Bind(14, in.provenance.job_id).Bind(15, in.provenance.timestamp);
+    s.Bind(16, int64_t{in.stale ? 1 : 0}).Bind(17, in.machine_load);
+    s.Bind(18, int64_t{in.wide_spread ? 1 : 0});
     s.Step();
     return sqlite3_changes(db) > 0;
   }
@@ -349,6 +375,9 @@ struct Database::Impl {
     r.provenance.job_id = ColumnText(s, 14);
     r.provenance.timestamp = sqlite3_column_int64(s, 15);
     if (workload) *workload = sqlite3_column_int64(s, 16);
+    r.stale = sqlite3_column_int(s, 17) != 0;
+    r.machine_load = sqlite3_column_double(s, 18);
+    r.wide_spread = sqlite3_column_int(s, 19) != 0;
     return r;
   }
 };
@@ -473,10 +502,10 @@ std::vector<TuningRecord> Database::TopK(WorkloadId workload, const std::string&
         std::string("SELECT ") + kRecordColumns +
         ", r.id FROM records r JOIN targets t ON t.id = r.target_id JOIN workloads w ON w.id = "
         "r.workload_id WHERE r.workload_id = ? AND r.target_id = ? AND r.status = 'ok' AND "
-        "r.verified = 1 ORDER BY r.median_seconds, r.id LIMIT ?");
+        "r.verified = 1 AND r.stale = 0 ORDER BY r.median_seconds, r.id LIMIT ?");
     s.Bind(1, workload).Bind(2, tid).Bind(3, int64_t{k});
     while (s.Step()) {
-      int64_t id = sqlite3_column_int64(s.get(), 17);
+      int64_t id = sqlite3_column_int64(s.get(), kRecordColumnCount);
       found.emplace_back(id, impl_->ReadRecord(s.get(), nullptr));
     }
   }
@@ -491,6 +520,37 @@ std::vector<TuningRecord> Database::TopK(WorkloadId workload, const std::string&
     out.push_back(std::move(r));
   }
   return out;
+}
+
+bool Database::UpdateMeasurement(WorkloadId workload, const TuningRecord& record) {
+  if (impl_->read_only) throw DatabaseError(impl_->path + ": opened read-only");
+  std::string trace_hash = record.trace_hash;
+  if (trace_hash.empty()) {
+    try {
+      trace_hash = TraceHash(CanonicalTraceJson(record.trace_json));
+    } catch (const std::exception& e) {
+      throw DatabaseError(std::string("record ") + e.what());
+    }
+  }
+  if (!IsKnownStatus(record.status)) {
+    throw DatabaseError("record status '" + record.status + "' is not a known status");
+  }
+  bool changed = false;
+  Transaction([&] {
+    Impl::Stmt s = impl_->Prepare(
+        "UPDATE records SET run_seconds = ?, median_seconds = ?, status = ?, message = ?, "
+        "verified = ?, stale = ?, machine_load = ?, wide_spread = ? WHERE workload_id = ? AND "
+        "trace_hash = ? AND target_id = (SELECT id FROM targets WHERE target = ? AND "
+        "fingerprint = ?)");
+    s.Bind(1, json(record.run_seconds).dump()).Bind(2, Median(record.run_seconds));
+    s.Bind(3, record.status).Bind(4, record.message).Bind(5, int64_t{record.verified ? 1 : 0});
+    s.Bind(6, int64_t{record.stale ? 1 : 0}).Bind(7, record.machine_load);
+    s.Bind(8, int64_t{record.wide_spread ? 1 : 0}).Bind(9, workload).Bind(10, trace_hash);
+    s.Bind(11, NormalizeTarget(record.target)).Bind(12, record.fingerprint);
+    s.Step();
+    changed = sqlite3_changes(impl_->db) > 0;
+  });
+  return changed;
 }
 
 std::optional<TuningRecord> Database::Best(WorkloadId workload, const std::string& target) const {
@@ -559,7 +619,7 @@ MissReason Database::ExplainMiss(WorkloadId workload, const std::string& target)
   if (!m.workload_known) return m;
   std::string norm = NormalizeTarget(target);
   Impl::Stmt s = impl_->Prepare(
-      "SELECT t.target, count(*), sum(r.status = 'ok' AND r.verified = 1) FROM records r "
+      "SELECT t.target, count(*), sum(r.status = 'ok' AND r.verified = 1 AND r.stale = 0) FROM records r "
       "JOIN targets t ON t.id = r.target_id WHERE r.workload_id = ? GROUP BY t.target "
       "ORDER BY t.target");
   s.Bind(1, workload);
@@ -622,7 +682,8 @@ DatabaseStats Database::Stats() const {
   st.workloads = count("SELECT count(*) FROM workloads");
   st.targets = count("SELECT count(DISTINCT target) FROM targets");
   st.records = count("SELECT count(*) FROM records");
-  st.usable_records = count("SELECT count(*) FROM records WHERE status = 'ok' AND verified = 1");
+  st.usable_records =
+      count("SELECT count(*) FROM records WHERE status = 'ok' AND verified = 1 AND stale = 0");
   Impl::Stmt s = impl_->Prepare("SELECT status, count(*) FROM records GROUP BY status ORDER BY status");
   while (s.Step()) st.by_status.emplace_back(ColumnText(s.get(), 0), sqlite3_column_int64(s.get(), 1));
   return st;
@@ -652,8 +713,8 @@ int64_t Database::Prune(int k) {
     Impl::Stmt s = impl_->Prepare(
         "DELETE FROM records WHERE id NOT IN (SELECT id FROM (SELECT r.id, row_number() OVER ("
         "PARTITION BY r.workload_id, t.target ORDER BY r.median_seconds, r.id) AS rank FROM "
-        "records r JOIN targets t ON t.id = r.target_id WHERE r.status = 'ok' AND r.verified = 1)"
-        " WHERE rank <= ?)");
+        "records r JOIN targets t ON t.id = r.target_id WHERE r.status = 'ok' AND r.verified = 1 "
+        "AND r.stale = 0) WHERE rank <= ?)");
     s.Bind(1, int64_t{k});
     s.Step();
     deleted = sqlite3_changes(impl_->db);

@@ -29,7 +29,7 @@ class DatabaseError : public std::runtime_error {
 
 // The schema version this binary writes; older files are migrated on open
 // (read-write), newer ones are refused.
-inline constexpr int kSchemaVersion = 2;
+inline constexpr int kSchemaVersion = 3;
 
 using WorkloadId = int64_t;
 
@@ -61,7 +61,7 @@ struct DatabaseStats {
   int64_t workloads = 0;
   int64_t targets = 0;
   int64_t records = 0;
-  int64_t usable_records = 0;  // ok and verified
+  int64_t usable_records = 0;  // ok, verified and not stale
   std::vector<std::pair<std::string, int64_t>> by_status;
 };
 
@@ -101,7 +101,14 @@ class Database {
   // Runs fn inside one transaction (nested calls join the outer one).
   void Transaction(const std::function<void()>& fn);
 
-  // Best records by median seconds among status "ok" and verified records of
+  // Rewrites what a re-measure changes in the stored record with the same
+  // workload, target, fingerprint and trace (hash, or the hash of its
+  // trace_json when trace_hash is empty): run_seconds (and the median),
+  // status, message, verified, stale and the noise figures. Returns false
+  // when no such record is stored.
+  bool UpdateMeasurement(WorkloadId workload, const TuningRecord& record);
+
+  // Best records by median seconds among status "ok", verified, not stale records of
   // exactly this workload and target (any fingerprint), fastest first.
   std::vector<TuningRecord> TopK(WorkloadId workload, const std::string& target, int k) const;
   std::optional<TuningRecord> Best(WorkloadId workload, const std::string& target) const;

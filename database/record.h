@@ -11,8 +11,8 @@
 namespace kiln::database {
 
 // Status strings are independent of the search that produced the record, so
-// any tool can read them. Only kOk records with verified == true are ever
-// returned as a tuned result.
+// any tool can read them. Only kOk records with verified == true (and not
+// stale) are ever returned as a tuned result.
 inline constexpr const char* kStatusOk = "ok";
 inline constexpr const char* kStatusBuildError = "build_error";
 inline constexpr const char* kStatusRunCrash = "run_crash";
@@ -49,6 +49,14 @@ struct TuningRecord {
   std::string status = kStatusOk;
   std::string message;
   bool verified = false;
+  // A re-measure did not reproduce the stored time (`kiln db verify
+  // --mark-stale`): the record never counts as best.
+  bool stale = false;
+  // Noise figures of the measurement (search/measure.h): the share of CPU
+  // time other processes used meanwhile (-1 unknown), and whether the repeats
+  // spread wider than 10% of their median.
+  double machine_load = -1;
+  bool wide_spread = false;
   std::vector<ArgInfo> args;
   Provenance provenance;
   friend bool operator==(const TuningRecord&, const TuningRecord&) = default;

@@ -29,6 +29,9 @@ json RecordToJson(const TuningRecord& r) {
           {"status", r.status},
           {"message", r.message},
           {"verified", r.verified},
+          {"stale", r.stale},
+          {"machine_load", r.machine_load},
+          {"wide_spread", r.wide_spread},
           {"args", ArgsToJson(r.args)},
           {"host", r.provenance.host},
           {"kiln_version", r.provenance.kiln_version},
@@ -46,6 +49,9 @@ TuningRecord RecordFromJson(const json& j) {
   r.status = j.at("status").get<std::string>();
   r.message = j.value("message", "");
   r.verified = j.at("verified").get<bool>();
+  r.stale = j.value("stale", false);
+  r.machine_load = j.value("machine_load", -1.0);
+  r.wide_spread = j.value("wide_spread", false);
   r.args = ArgsFromJson(j.value("args", json::array()));
   r.provenance.host = j.value("host", "");
   r.provenance.kiln_version = j.value("kiln_version", "");

@@ -41,6 +41,7 @@ class ChildProcess {
 
   void Kill();  // SIGKILL and reap
   bool alive() const { return pid_ > 0; }
+  pid_t pid() const { return pid_; }  // -1 once the child is gone
   // The last few KiB the child wrote to stderr.
   const std::string& stderr_tail() const { return stderr_tail_; }
 

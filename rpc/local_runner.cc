@@ -17,6 +17,7 @@
 #include "codegen/llvm_backend.h"
 #include "ir/structural_hash.h"
 #include "rpc/child_process.h"
+#include "rpc/machine_load.h"
 #include "rpc/protocol.h"
 #include "support/cores.h"
 #include "support/parallel_for.h"
@@ -186,6 +187,10 @@ LocalRunner::~LocalRunner() = default;
 
 const LocalRunnerStats& LocalRunner::stats() const { return state_->stats; }
 
+void LocalRunner::set_test_faults(std::vector<TestFault> faults) {
+  state_->options.test_faults = std::move(faults);
+}
+
 std::vector<MeasureResult> LocalRunner::Measure(const search::MeasureTask& task,
                                                 const std::vector<search::MeasureCandidate>& batch) {
   using Clock = std::chrono::steady_clock;
@@ -270,6 +275,9 @@ std::vector<MeasureResult> LocalRunner::Measure(const search::MeasureTask& task,
 
   // 3. Run each built candidate in the child, one at a time, restarting it
   // after any failure that may have left it in a bad state.
+  // The first sample of the current child in this batch: a candidate too
+  // short for the CPU counters to tick gets the load of the batch so far.
+  std::optional<CpuSample> load_window;
   for (size_t i = 0; i < batch.size(); ++i) {
     if (!objects[i]) continue;
     const double build_secs = results[i].build_secs;
@@ -318,8 +326,13 @@ std::vector<MeasureResult> LocalRunner::Measure(const search::MeasureTask& task,
       c.index = static_cast<uint32_t>(i);
       c.code = std::move(*objects[i]);
       if (i < s.options.test_faults.size()) c.fault = s.options.test_faults[i];
+      const pid_t child_pid = s.child->pid();
+      const std::optional<CpuSample> cpu_before = SampleCpu(child_pid);
+      if (!load_window || !cpu_before || load_window->pid != child_pid) load_window = cpu_before;
       s.child->Send(MessageType::kCandidate, Encode(c));
       ChildProcess::Outcome o = s.child->Receive(task.timing.timeout_s);
+      // Read while the child is still there (it is alive after a reply).
+      const std::optional<CpuSample> cpu_after = SampleCpu(child_pid);
       switch (o.kind) {
         case ChildProcess::Outcome::Kind::kMessage:
           if (o.message.type == MessageType::kResult) {
@@ -328,6 +341,9 @@ std::vector<MeasureResult> LocalRunner::Measure(const search::MeasureTask& task,
             r.message = m.message;
             r.run_secs = std::move(m.run_secs);
             r.verified = m.verified;
+            r.machine_load = OtherLoad(cpu_before, cpu_after);
+            if (r.machine_load < 0) r.machine_load = OtherLoad(load_window, cpu_after);
+            r.wide_spread = search::IsWideSpread(r.run_secs);
             // A kernel that failed or ran out of memory may have left the
             // child's heap or address space in a state the next one suffers
             // from. A wrong result too: it may come from out-of-bounds writes

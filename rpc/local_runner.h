@@ -50,6 +50,9 @@ class LocalRunner : public search::Runner {
   std::vector<search::MeasureResult> Measure(const search::MeasureTask& task,
                                              const std::vector<search::MeasureCandidate>& batch) override;
   const LocalRunnerStats& stats() const;
+  // Test only: replaces LocalRunnerOptions::test_faults for the next batches
+  // (bench/fault_soak.cc draws new faults for every batch of one runner).
+  void set_test_faults(std::vector<TestFault> faults);
 
  private:
   struct State;

@@ -5,6 +5,21 @@
 #include <vector>
 
 namespace kiln::rpc {
+namespace {
+
+// Never equal to a depth, but the compiler cannot know: the recursion below
+// must neither be proven infinite (GCC's -Winfinite-recursion) nor be turned
+// into a loop.
+volatile int g_never_depth = -1;
+
+[[gnu::noinline]] int Recurse(int depth) {
+  volatile char frame[512];
+  frame[0] = static_cast<char>(depth);
+  if (depth == g_never_depth) return frame[0];
+  return Recurse(depth + 1) + frame[0];
+}
+
+}  // namespace
 
 const char* TestFaultName(TestFault f) {
   switch (f) {
@@ -15,6 +30,8 @@ const char* TestFaultName(TestFault f) {
     case TestFault::kInfiniteLoop: return "infinite_loop";
     case TestFault::kUnboundedAlloc: return "unbounded_alloc";
     case TestFault::kWrongValues: return "wrong_values";
+    case TestFault::kStackOverflow: return "stack_overflow";
+    case TestFault::kStrayWrite: return "stray_write";
   }
   return "invalid";
 }
@@ -23,7 +40,11 @@ void ExecuteFault(TestFault f) {
   switch (f) {
     case TestFault::kNone:
     case TestFault::kWrongValues:
+    case TestFault::kStrayWrite:
       return;
+    case TestFault::kStackOverflow:
+      Recurse(0);
+      break;
     case TestFault::kSegfault: {
       // The empty asm hides the null from the optimizer (a volatile pointer
       // to null was not enough: GCC dropped the store and kept only the

@@ -16,6 +16,7 @@ jobs="${FUZZ_BUILD_JOBS:-2}"
 launcher=()
 if command -v ccache >/dev/null; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
 CC=clang-14 CXX=clang++-14 cmake -S "$root" -B "$build" -G Ninja -DKILN_FUZZ=ON \
+  -DKILN_SANITIZE=address,undefined \
   -DKILN_BUILD_BENCH=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo "${launcher[@]}" >/dev/null
 ninja -C "$build" -j"$jobs" parser_fuzz trace_fuzz protocol_fuzz farm_worker_fuzz farm_submit_fuzz \
   farm_request_fuzz

@@ -1,5 +1,6 @@
 #include "search/measure.h"
 
+#include <algorithm>
 #include <limits>
 #include <stdexcept>
 
@@ -58,6 +59,13 @@ MeasureStatus ParseMeasureStatus(const std::string& name) {
   throw std::invalid_argument("unknown measure status '" + name +
                               "' (expected ok, build_error, run_crash, timeout, wrong_result or "
                               "infra_error)");
+}
+
+bool IsWideSpread(const std::vector<double>& run_secs) {
+  if (run_secs.size() < 2) return false;
+  const auto [lo, hi] = std::minmax_element(run_secs.begin(), run_secs.end());
+  const double median = database::Median(run_secs);
+  return median > 0 && (*hi - *lo) / median > kWideSpreadFraction;
 }
 
 double MeasureResult::MedianSecs() const {

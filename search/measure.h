@@ -61,8 +61,21 @@ struct MeasureResult {
   std::vector<double> run_secs;   // every repeat's mean seconds per call (ok only)
   bool verified = false;          // outputs matched the reference
   double build_secs = 0;
+  // Noise figures: the share of the machine's CPU time that other processes
+  // used while the candidate ran (0..1; -1 when unknown), and whether the
+  // repeats spread wider than kWideSpreadFraction of their median.
+  double machine_load = -1;
+  bool wide_spread = false;
   double MedianSecs() const;      // +inf unless ok
 };
+
+// A measurement whose repeats differ by more than this fraction of their
+// median ((max - min) / median) is marked wide_spread.
+inline constexpr double kWideSpreadFraction = 0.10;
+// Other processes using more than this share of the CPUs make the machine
+// busy: its timings are suspect (`kiln tune` warns).
+inline constexpr double kBusyMachineLoad = 0.25;
+bool IsWideSpread(const std::vector<double>& run_secs);
 
 class Runner {
  public:

@@ -18,6 +18,7 @@
 #include "search/evolutionary_search.h"
 #include "search/measure_callback.h"
 #include "search/measured_set.h"
+#include "search/remeasure.h"
 #include "search/replay_trace.h"
 
 #ifndef KILN_VERSION_STRING
@@ -194,7 +195,12 @@ TuneSummary Tune(const TuneContext& ctx, Runner& runner, database::Database& db,
         if (infra++ == 0) infra_message = r.message;
         continue;
       }
-      if (r.status == MeasureStatus::kOk) ++ok;
+      if (r.status == MeasureStatus::kOk) {
+        ++ok;
+        ++summary.ok_measurements;
+        if (r.machine_load > kBusyMachineLoad) ++summary.busy_measurements;
+        if (r.wide_spread) ++summary.wide_spread_measurements;
+      }
       ++summary.measured_this_run;
     }
     for (const MeasureCallbackPtr& cb : callbacks) cb->Apply(state, batch, results);
@@ -226,6 +232,21 @@ TuneSummary Tune(const TuneContext& ctx, Runner& runner, database::Database& db,
     }
   }
   strategy->PostTuning();
+  if (opts.final_remeasure_top > 0 && summary.measured_this_run > 0 && !stop_requested() &&
+      !summary.infrastructure_failed) {
+    int failed = 0;
+    summary.remeasured = RemeasureBest(runner, db, wid, task, opts.final_remeasure_top,
+                                       opts.final_remeasure_repeat, &failed);
+    summary.remeasure_failed = failed;
+    spdlog::info("tune: re-measured the best {} record(s) with {} repeats ({} failed)",
+                 summary.remeasured, opts.final_remeasure_repeat, failed);
+    report(db.CountRecords(wid, target));
+  }
+  if (summary.busy_measurements > 0) {
+    spdlog::warn("tune: {} of {} measurement(s) ran while other processes used more than {:.0f}% "
+                 "of the CPUs: their times may be slow",
+                 summary.busy_measurements, summary.ok_measurements, kBusyMachineLoad * 100);
+  }
   summary.records_total = db.CountRecords(wid, target);
   const FailureStats& failures = strategy->failures();
   summary.sampling_failures = failures.counts.empty() ? "none" : failures.Summary();

@@ -57,6 +57,13 @@ struct TuneOptions {
   // already holds for this workload and target, so that a resumed run is not
   // blind. Turn off when the caller trained the model from the database itself.
   bool seed_model_from_database = true;
+  // Before the best is reported, the `final_remeasure_top` best records are
+  // measured again with at least `final_remeasure_repeat` repeats, and every
+  // repeat is kept in the record (search/remeasure.h): the winner is not
+  // chosen on one noisy measurement. Only when this run measured something;
+  // 0 turns it off (`kiln tune --no-final-remeasure`).
+  int final_remeasure_top = 3;
+  int final_remeasure_repeat = 5;
 };
 
 struct TuneSummary {
@@ -73,6 +80,14 @@ struct TuneSummary {
   // building and running are the runner's, training is UpdateCostModel's.
   double search_secs = 0;
   int64_t candidates_generated = 0;  // what the strategy proposed (measured or not)
+  // Noise: this run's ok measurements taken while other processes used more
+  // than kBusyMachineLoad of the CPUs, and those whose repeats spread wide.
+  int64_t busy_measurements = 0;
+  int64_t wide_spread_measurements = 0;
+  int64_t ok_measurements = 0;
+  // The final re-measure: records measured again, and those that failed then.
+  int64_t remeasured = 0;
+  int64_t remeasure_failed = 0;
 };
 
 // Tunes task.workload on task.target. ctx must describe the same workload and

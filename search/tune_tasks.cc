@@ -8,6 +8,7 @@
 
 #include "ir/flops.h"
 #include "ir/structural_hash.h"
+#include "search/remeasure.h"
 #include "support/split_mix.h"
 
 namespace kiln::search {
@@ -108,6 +109,7 @@ TuneTasksSummary TuneTasks(const std::vector<TuneTask>& tasks, Runner& runner,
     o.on_progress = nullptr;
     o.seed_model_from_database = !model_holds_task[k];
     model_holds_task[k] = true;
+    o.final_remeasure_top = 0;  // once per task at the end, not after every batch
     spdlog::info("tune: task #{} {} gets a batch ({} of {} trials)", i, s.name, s.trials_done,
                  s.trials_target);
     const TuneSummary r = Tune(tasks[k].ctx, runner, db, tasks[k].task, o);
@@ -130,6 +132,16 @@ TuneTasksSummary TuneTasks(const std::vector<TuneTask>& tasks, Runner& runner,
       summary.stop_reason = "task " + s.name + ": " + r.stop_reason;
       summary.infrastructure_failed = true;
       break;
+    }
+  }
+  // The final re-measure of each task's best (TuneOptions::final_remeasure_top).
+  const bool stopped = opts.base.stop != nullptr && opts.base.stop->load();
+  if (opts.base.final_remeasure_top > 0 && p.measured_this_run > 0 && !stopped &&
+      !summary.infrastructure_failed) {
+    for (size_t k = 0; k < tasks.size(); ++k) {
+      RemeasureBest(runner, db, wids[k], tasks[k].task, opts.base.final_remeasure_top,
+                    opts.base.final_remeasure_repeat, nullptr);
+      refresh(k);
     }
   }
   p.weighted_latency = WeightedLatency(p.tasks);

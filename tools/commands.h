@@ -11,6 +11,7 @@ void RegisterIrCommands(CLI::App& app, int* exit_code);
 void RegisterScheduleCommands(CLI::App& app, int* exit_code);
 void RegisterLowerCommands(CLI::App& app, int* exit_code);
 void RegisterDbCommands(CLI::App& app, int* exit_code);
+void RegisterDbVerifyCommand(CLI::App& app, int* exit_code);  // after RegisterDbCommands
 void RegisterRunCommands(CLI::App& app, int* exit_code);
 void RegisterCompileCommands(CLI::App& app, int* exit_code);
 void RegisterTuneCommands(CLI::App& app, int* exit_code);

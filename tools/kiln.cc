@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
   kiln::tools::RegisterScheduleCommands(app, &exit_code);
   kiln::tools::RegisterLowerCommands(app, &exit_code);
   kiln::tools::RegisterDbCommands(app, &exit_code);
+  kiln::tools::RegisterDbVerifyCommand(app, &exit_code);
   kiln::tools::RegisterRunCommands(app, &exit_code);
   kiln::tools::RegisterCompileCommands(app, &exit_code);
   kiln::tools::RegisterTuneCommands(app, &exit_code);

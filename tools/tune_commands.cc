@@ -173,6 +173,7 @@ int TuneOne(const TuneCliOptions& o) {
   opts.fingerprint = MachineFingerprint(target);
   opts.stop = &g_stop;
   opts.strategy = search::ParseStrategyKind(o.strategy);
+  if (o.no_final_remeasure) opts.final_remeasure_top = 0;
   bool model_seeded = false;
   std::unique_ptr<cost_model::CostModel> model =
       MakeCostModel(o.strategy, o.cost_model, o.seed, threads, db, target.ToString(), &model_seeded);
@@ -200,6 +201,12 @@ int TuneOne(const TuneCliOptions& o) {
   // Nothing could be measured: that is an error for a script, not a result.
   const int exit_code = s.infrastructure_failed ? 1 : g_stop.load() ? 130 : 0;
   if (s.infrastructure_failed) std::cerr << "kiln: error: " << s.stop_reason << "\n";
+  if (s.busy_measurements > 0) {
+    std::cerr << "kiln: warning: the machine was busy during " << s.busy_measurements << " of "
+              << s.ok_measurements << " measurement(s) (other processes used more than "
+              << search::kBusyMachineLoad * 100
+              << "% of the CPUs): timings may be slow; check them with `kiln db verify`\n";
+  }
   std::optional<database::TuningRecord> best;
   if (auto id = db.FindWorkload(w.func)) best = db.Best(*id, target.ToString());
   if (o.as_json) {
@@ -213,6 +220,9 @@ int TuneOne(const TuneCliOptions& o) {
                           {"strategy", o.strategy},
                           {"cost_model", model ? o.cost_model : "none"},
                           {"search_seconds", s.search_secs},
+                          {"busy_measurements", s.busy_measurements},
+                          {"wide_spread_measurements", s.wide_spread_measurements},
+                          {"remeasured", s.remeasured},
                           {"stopped", s.stop_reason},
                           {"seconds", elapsed}};
     if (best) out["best"] = database::RecordToJson(*best);
@@ -299,6 +309,8 @@ void RegisterTuneCommands(CLI::App& app, int* exit_code) {
   cmd->add_flag("--build-only", o->build_only,
                 "Sample --trials-per-iter candidates and build them for the target without "
                 "measuring or storing (for cuda: CUDA C, NVRTC, PTX assembled for the arch)");
+  cmd->add_flag("--no-final-remeasure", o->no_final_remeasure,
+                "Do not re-measure the best 3 records with more repeats before reporting the best");
   cmd->add_flag("--json", o->as_json, "Print the summary as JSON");
   cmd->add_flag("-v,--verbose", o->verbose, "Log every batch and the sampling failures to stderr");
   cmd->callback([o, exit_code, cmd] {

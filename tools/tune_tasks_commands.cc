@@ -142,6 +142,7 @@ int TuneMany(const TuneCliOptions& cli) {
       o.trials_per_iter > 0 ? o.trials_per_iter : (o.strategy == "evolutionary" ? 64 : 16);
   opts.base.seed = o.seed;
   opts.base.fingerprint = MachineFingerprint(target);
+  if (o.no_final_remeasure) opts.base.final_remeasure_top = 0;
   opts.base.stop = &g_stop;
   opts.base.strategy = search::ParseStrategyKind(o.strategy);
   bool model_seeded = false;

@@ -34,6 +34,8 @@ class AddToDatabase : public MeasureCallback {
     rec.status = MeasureStatusName(r.status);
     rec.message = r.message;
     rec.verified = r.verified;
+    rec.machine_load = r.machine_load;
+    rec.wide_spread = r.wide_spread;
     // Only an ok result has meaningful times (the runner leaves the rest empty).
     if (r.status == MeasureStatus::kOk) rec.run_seconds = r.run_secs;
     rec.args = t_.args;

@@ -151,6 +151,38 @@ TEST(LocalRunnerTest, EveryFaultIsContainedAndTheNextCandidateIsMeasured) {
   EXPECT_EQ(runner.stats().references_run, 1);
 }
 
+TEST(LocalRunnerTest, AStackOverflowAndAStrayWriteAreContained) {
+  LocalRunnerOptions options;
+  options.test_faults = {TestFault::kStackOverflow, TestFault::kNone, TestFault::kStrayWrite,
+                         TestFault::kNone};
+  LocalRunner runner(options);
+  const std::vector<MeasureResult> r =
+      runner.Measure(Task(), {Candidate(false), Candidate(true), Candidate(true), Candidate(false)});
+  ASSERT_EQ(r.size(), 4u);
+  ExpectFailed(r[0], MeasureStatus::kRunCrash, "stack overflow");
+  EXPECT_THAT(r[0].message, HasSubstr("SIGSEGV"));
+  // The write into the input A is seen: every argument is compared.
+  ExpectFailed(r[2], MeasureStatus::kWrongResult, "stray write");
+  EXPECT_THAT(r[2].message, HasSubstr("A[0, 0]: expected"));
+  ExpectMeasured(r[1], "after the stack overflow");
+  ExpectMeasured(r[3], "after the stray write");
+  EXPECT_EQ(runner.stats().children_started, 3);
+}
+
+TEST(LocalRunnerTest, AMeasurementCarriesItsNoiseFigures) {
+  LocalRunner runner;
+  MeasureTask task = Task();
+  task.timing.repeat = 3;
+  task.timing.min_repeat_ms = 20;  // the CPU counters behind machine_load tick every 10 ms
+  const std::vector<MeasureResult> r = runner.Measure(task, {Candidate(true)});
+  ASSERT_EQ(r.size(), 1u);
+  ASSERT_EQ(r[0].status, MeasureStatus::kOk) << r[0].message;
+  // Linux: the other processes' share of the CPUs is known, between 0 and 1.
+  EXPECT_GE(r[0].machine_load, 0);
+  EXPECT_LE(r[0].machine_load, 1);
+  EXPECT_EQ(r[0].wide_spread, search::IsWideSpread(r[0].run_secs));
+}
+
 TEST(LocalRunnerTest, TheChildIsRecycledAfterACrash) {
   LocalRunnerOptions options;
   options.test_faults = {TestFault::kNone, TestFault::kSegfault};

@@ -49,6 +49,9 @@ TuneTasksOptions Options(cost_model::CostModel* model, StrategyKind strategy, in
   o.base.evolutionary.population_size = 32;
   o.base.evolutionary.init_min_unmeasured = 8;
   o.total_trials = total;
+  // The tests count the search's own measurements; the final re-measure of
+  // each task's best has a test of its own.
+  o.base.final_remeasure_top = 0;
   return o;
 }
 
@@ -107,6 +110,24 @@ TEST(TuneTasks, PerTaskCapsEndTheRunAndTheSameSeedRepeats) {
     EXPECT_EQ(a.size(), 24u);
     EXPECT_EQ(a, b);
   }
+}
+
+TEST(TuneTasks, EachTasksBestIsMeasuredAgainOnceAtTheEnd) {
+  database::Database db = database::Database::InMemory();
+  HashRunner runner;
+  cost_model::RandomModel model(3);
+  TuneTasksOptions o = Options(&model, StrategyKind::kReplay, 0);
+  o.base.final_remeasure_top = 2;
+  o.base.final_remeasure_repeat = 3;
+  TuneTasksSummary s = TuneTasks(Tasks(8), runner, db, o);
+  EXPECT_EQ(db.Size(), 24) << s.stop_reason;
+  // Two records of each of the three tasks, once: not after every batch.
+  EXPECT_EQ(runner.measured, 24 + 3 * 2);
+  int longer = 0;
+  db.ForEachRecord([&](database::WorkloadId, const database::TuningRecord& r) {
+    if (r.run_seconds.size() == 2u) ++longer;  // the tuning repeat and the re-measure's
+  });
+  EXPECT_EQ(longer, 6);
 }
 
 TEST(TuneTasks, RefusesBadTasks) {
