@@ -63,14 +63,27 @@ CREATE TABLE jobs(
   created INTEGER NOT NULL, updated INTEGER NOT NULL);
 CREATE INDEX jobs_by_state ON jobs(state);
 )sql",
+      // Version 3: where a record came from (database/tvm_import.h): '' for
+      // Kiln's own measurements, 'tvm' for one imported from a MetaSchedule
+      // database, with the run seconds the source reported.
+      R"sql(
+ALTER TABLE records ADD COLUMN provenance TEXT NOT NULL DEFAULT '';
+ALTER TABLE records ADD COLUMN source_run_seconds TEXT NOT NULL DEFAULT '[]';
+)sql",
   };
   return m;
 }
 
-constexpr const char* kRecordColumns =
-    "w.hash, t.target, t.fingerprint, r.trace_json, r.trace_hash, r.run_seconds, "
-    "r.median_seconds, r.status, r.message, r.verified, r.args, r.host, r.kiln_version, "
-    "r.seed, r.job_id, r.timestamp, r.workload_id";
+// The record columns ReadRecord reads, in order. A file older than version 3
+// (read as it is when opened read-only) has no provenance columns: constants
+// stand in for them.
+std::string RecordColumns(int schema_version) {
+  return std::string(
+             "w.hash, t.target, t.fingerprint, r.trace_json, r.trace_hash, r.run_seconds, "
+             "r.median_seconds, r.status, r.message, r.verified, r.args, r.host, r.kiln_version, "
+             "r.seed, r.job_id, r.timestamp, r.workload_id, ") +
+         (schema_version >= 3 ? "r.provenance, r.source_run_seconds" : "'', '[]'");
+}
 
 std::string ColumnText(sqlite3_stmt* s, int i) {
   const unsigned char* t = sqlite3_column_text(s, i);
@@ -109,6 +122,7 @@ struct Database::Impl {
   sqlite3* db = nullptr;
   std::string path;
   bool read_only = false;
+  int schema_version = kSchemaVersion;  // what the file holds (older only read-only)
   int txn_depth = 0;
   std::unordered_map<std::string, sqlite3_stmt*> statements;
   // Parsed workloads by hash, so structural equality checks parse once.
@@ -234,9 +248,11 @@ struct Database::Impl {
                           std::to_string(version) + "; this binary reads up to " +
                           std::to_string(kSchemaVersion) + "); upgrade Kiln to use it");
     }
+    schema_version = version;
     if (version == kSchemaVersion) return;
     // An older file opened read-only is read as it is: migrations since
-    // version 1 only add tables (version 2: the farm's jobs), and query,
+    // version 1 only add tables (version 2: the farm's jobs) or columns that
+    // RecordColumns stands in for (version 3: provenance), and query,
     // compile and the C API read records, so a build pipeline keeps reading
     // a database that a newer Kiln has not written yet.
     if (read_only && version >= 1) return;
@@ -256,6 +272,7 @@ struct Database::Impl {
       Rollback();
       throw;
     }
+    schema_version = kSchemaVersion;
   }
 
   const std::vector<std::pair<WorkloadId, ir::PrimFunc>>& Candidates(const std::string& hash) {
@@ -319,13 +336,15 @@ struct Database::Impl {
     Stmt s = Prepare(
         "INSERT OR IGNORE INTO records(workload_id, target_id, trace_hash, trace_json, "
         "run_seconds, median_seconds, status, message, verified, args, host, kiln_version, "
-        "seed, job_id, timestamp) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+        "seed, job_id, timestamp, provenance, source_run_seconds) "
+        "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
     s.Bind(1, workload).Bind(2, target_id).Bind(3, trace_hash).Bind(4, trace);
     s.Bind(5, json(in.run_seconds).dump()).Bind(6, Median(in.run_seconds));
     s.Bind(7, in.status).Bind(8, in.message).Bind(9, int64_t{in.verified ? 1 : 0});
     s.Bind(10, ArgsToJson(in.args).dump()).Bind(11, in.provenance.host);
     s.Bind(12, in.provenance.kiln_version).Bind(13, static_cast<int64_t>(in.provenance.seed));
     s.Bind(14, in.provenance.job_id).Bind(15, in.provenance.timestamp);
+    s.Bind(16, in.provenance.source).Bind(17, json(in.provenance.source_run_seconds).dump());
     s.Step();
     return sqlite3_changes(db) > 0;
   }
@@ -349,6 +368,9 @@ struct Database::Impl {
     r.provenance.job_id = ColumnText(s, 14);
     r.provenance.timestamp = sqlite3_column_int64(s, 15);
     if (workload) *workload = sqlite3_column_int64(s, 16);
+    r.provenance.source = ColumnText(s, 17);
+    r.provenance.source_run_seconds =
+        json::parse(ColumnText(s, 18)).get<std::vector<double>>();
     return r;
   }
 };
@@ -470,13 +492,13 @@ std::vector<TuningRecord> Database::TopK(WorkloadId workload, const std::string&
   std::vector<std::pair<int64_t, TuningRecord>> found;  // (record id, record)
   for (int64_t tid : target_ids) {
     Impl::Stmt s = impl_->Prepare(
-        std::string("SELECT ") + kRecordColumns +
+        "SELECT " + RecordColumns(impl_->schema_version) +
         ", r.id FROM records r JOIN targets t ON t.id = r.target_id JOIN workloads w ON w.id = "
         "r.workload_id WHERE r.workload_id = ? AND r.target_id = ? AND r.status = 'ok' AND "
         "r.verified = 1 ORDER BY r.median_seconds, r.id LIMIT ?");
     s.Bind(1, workload).Bind(2, tid).Bind(3, int64_t{k});
     while (s.Step()) {
-      int64_t id = sqlite3_column_int64(s.get(), 17);
+      int64_t id = sqlite3_column_int64(s.get(), 19);
       found.emplace_back(id, impl_->ReadRecord(s.get(), nullptr));
     }
   }
@@ -633,7 +655,7 @@ void Database::ForEachRecord(const std::function<void(WorkloadId, const TuningRe
   std::vector<std::pair<WorkloadId, TuningRecord>> all;
   {
     Impl::Stmt s = impl_->Prepare(
-        std::string("SELECT ") + kRecordColumns +
+        "SELECT " + RecordColumns(impl_->schema_version) +
         " FROM records r JOIN targets t ON t.id = r.target_id JOIN workloads w ON w.id = "
         "r.workload_id ORDER BY r.id");
     while (s.Step()) {

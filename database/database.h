@@ -29,7 +29,7 @@ class DatabaseError : public std::runtime_error {
 
 // The schema version this binary writes; older files are migrated on open
 // (read-write), newer ones are refused.
-inline constexpr int kSchemaVersion = 2;
+inline constexpr int kSchemaVersion = 3;
 
 using WorkloadId = int64_t;
 
