@@ -47,6 +47,7 @@ run_target protocol "${PROTOCOL_FUZZ_SECONDS:-30}" "$root/fuzz/protocol_fuzz.dic
 run_target farm_worker "${FARM_FUZZ_SECONDS:-10}" ""
 run_target farm_submit "${FARM_FUZZ_SECONDS:-10}" ""
 run_target farm_request "${FARM_FUZZ_SECONDS:-10}" ""
-# TVM's JSON graphs of even tiny functions are several kilobytes.
-MAX_LEN=32768 run_target tvm_import "${TVM_FUZZ_SECONDS:-20}" "$root/fuzz/tvm_import_fuzz.dict" \
+# TVM's JSON graphs of even tiny functions are several kilobytes, and a
+# workload file line holds one in base64.
+MAX_LEN=65536 run_target tvm_import "${TVM_FUZZ_SECONDS:-20}" "$root/fuzz/tvm_import_fuzz.dict" \
   "$root/tests/data/tvm/fuzz_seeds"

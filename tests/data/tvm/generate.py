@@ -124,7 +124,9 @@ def schedule_gpu_matmul():
 
 def fuzz_seeds(seed_dir):
     """Small inputs for fuzz/tvm_import_fuzz.cc (scripts/fuzz.sh seeds it from
-    here): raw IRModule graphs of tiny functions, scheduled and not."""
+    here): raw IRModule graphs of tiny functions, scheduled and not. (The
+    seed db_gmm.json, a workload file, a blank line and two records of
+    metaschedule_gmm/, is written by hand from those files.)"""
     os.makedirs(seed_dir, exist_ok=True)
     a = te.placeholder((8,), name="A")
     b = te.compute((8,), lambda i: tirx.max(a[i] * 2.0, tirx.const(0.0, "float32")), name="B")
