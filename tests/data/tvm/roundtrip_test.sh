@@ -20,3 +20,8 @@ trap 'rm -rf "$tmp"' EXIT
   "$here/metaschedule_gmm/database_tuning_record.json" --db "$tmp/k.db"
 "$kiln" db export --format tvm "$tmp/out" --db "$tmp/k.db"
 "$py" "$here/check_export.py" "$tmp/out"
+# A schedule Kiln wrote (kiln_native_gmm.jsonl: split, reorder, parallel and
+# unroll of GMM:0, in Kiln's own export format) goes to TVM the same way.
+"$kiln" db import "$here/kiln_native_gmm.jsonl" --db "$tmp/native.db"
+"$kiln" db export --format tvm "$tmp/native" --db "$tmp/native.db"
+"$py" "$here/check_export.py" "$tmp/native"
