@@ -74,11 +74,16 @@ class GraphWriter {
     int64_t strides_idx = Array(strides);
     int64_t offset = IntImm(0, ir::DataType::Int32());
     int64_t addr = Array({});
-    int64_t ty = Add("tirx.BufferType",
-                     json{{"span", 0}, {"dtype", dtype}, {"storage_scope", scope},
-                          {"shape", shape_idx}, {"strides", strides_idx}, {"elem_offset", offset},
-                          {"data_alignment", b->align == 0 ? 64 : b->align},
-                          {"offset_factor", 1}, {"layout", 0}, {"allocated_addr", addr}});
+    int64_t ty = Add("tirx.BufferType", json{{"span", 0},
+                                             {"dtype", dtype},
+                                             {"storage_scope", scope},
+                                             {"shape", shape_idx},
+                                             {"strides", strides_idx},
+                                             {"elem_offset", offset},
+                                             {"data_alignment", b->align == 0 ? 64 : b->align},
+                                             {"offset_factor", 1},
+                                             {"layout", 0},
+                                             {"allocated_addr", addr}});
     int64_t name = String(b->name);
     int64_t idx = Add("ir.Var", json{{"span", 0}, {"ty", ty}, {"name", name}});
     buffers_.emplace(b.get(), idx);
@@ -87,14 +92,22 @@ class GraphWriter {
 
   int64_t Expr(const ir::Expr& e) {
     static const std::unordered_map<ir::ExprKind, const char*> kBinary = {
-        {ir::ExprKind::kAdd, "prim.Add"},           {ir::ExprKind::kSub, "prim.Sub"},
-        {ir::ExprKind::kMul, "prim.Mul"},           {ir::ExprKind::kDiv, "prim.Div"},
-        {ir::ExprKind::kMod, "prim.Mod"},           {ir::ExprKind::kFloorDiv, "prim.FloorDiv"},
-        {ir::ExprKind::kFloorMod, "prim.FloorMod"}, {ir::ExprKind::kMin, "prim.Min"},
-        {ir::ExprKind::kMax, "prim.Max"},           {ir::ExprKind::kEQ, "prim.EQ"},
-        {ir::ExprKind::kNE, "prim.NE"},             {ir::ExprKind::kLT, "prim.LT"},
-        {ir::ExprKind::kLE, "prim.LE"},             {ir::ExprKind::kGT, "prim.GT"},
-        {ir::ExprKind::kGE, "prim.GE"},             {ir::ExprKind::kAnd, "prim.And"},
+        {ir::ExprKind::kAdd, "prim.Add"},
+        {ir::ExprKind::kSub, "prim.Sub"},
+        {ir::ExprKind::kMul, "prim.Mul"},
+        {ir::ExprKind::kDiv, "prim.Div"},
+        {ir::ExprKind::kMod, "prim.Mod"},
+        {ir::ExprKind::kFloorDiv, "prim.FloorDiv"},
+        {ir::ExprKind::kFloorMod, "prim.FloorMod"},
+        {ir::ExprKind::kMin, "prim.Min"},
+        {ir::ExprKind::kMax, "prim.Max"},
+        {ir::ExprKind::kEQ, "prim.EQ"},
+        {ir::ExprKind::kNE, "prim.NE"},
+        {ir::ExprKind::kLT, "prim.LT"},
+        {ir::ExprKind::kLE, "prim.LE"},
+        {ir::ExprKind::kGT, "prim.GT"},
+        {ir::ExprKind::kGE, "prim.GE"},
+        {ir::ExprKind::kAnd, "prim.And"},
         {ir::ExprKind::kOr, "prim.Or"}};
     if (const auto* n = e.as<ir::IntImmNode>()) return IntImm(n->value, n->dtype);
     if (const auto* n = e.as<ir::FloatImmNode>()) {
@@ -116,8 +129,9 @@ class GraphWriter {
     if (const auto* n = e.as<ir::SelectNode>()) {
       int64_t c = Expr(n->condition), t = Expr(n->true_value), f = Expr(n->false_value);
       int64_t ty = PrimType(n->dtype);
-      return Add("prim.Select", json{{"span", 0}, {"ty", ty}, {"condition", c},
-                                     {"true_value", t}, {"false_value", f}});
+      return Add(
+          "prim.Select",
+          json{{"span", 0}, {"ty", ty}, {"condition", c}, {"true_value", t}, {"false_value", f}});
     }
     if (const auto* n = e.as<ir::CastNode>()) {
       int64_t v = Expr(n->value);
@@ -141,10 +155,15 @@ class GraphWriter {
       int64_t args_idx = Array(args);
       int64_t ty_args = Array({});
       int64_t ty = PrimType(n->dtype);
-      return Add("ir.Call", json{{"span", 0}, {"ty", ty}, {"op", op}, {"args", args_idx},
-                                 {"attrs", 0}, {"ty_args", ty_args}});
+      return Add("ir.Call", json{{"span", 0},
+                                 {"ty", ty},
+                                 {"op", op},
+                                 {"args", args_idx},
+                                 {"attrs", 0},
+                                 {"ty_args", ty_args}});
     }
-    throw TvmImportError("cannot export expression kind " + std::to_string(static_cast<int>(e->kind)) +
+    throw TvmImportError("cannot export expression kind " +
+                         std::to_string(static_cast<int>(e->kind)) +
                          " to TVM (vector expressions have no TVM workload form)");
   }
 
@@ -200,14 +219,20 @@ class GraphWriter {
       int64_t binding = 0;
       if (n->for_kind == ir::ForKind::kThreadBinding) {
         int64_t tag = String(n->thread_tag);
-        binding = Add("tirx.IterVar", json{{"dom", 0}, {"var", var}, {"iter_type", 1},
-                                           {"thread_tag", tag}, {"span", 0}});
+        binding =
+            Add("tirx.IterVar",
+                json{{"dom", 0}, {"var", var}, {"iter_type", 1}, {"thread_tag", tag}, {"span", 0}});
       }
       int64_t ann = Annotations(n->annotations, false);
-      return Add("tirx.For", json{{"span", 0}, {"loop_var", var}, {"min", min},
-                                  {"extent", extent}, {"kind", static_cast<int>(n->for_kind)},
-                                  {"body", body}, {"thread_binding", binding},
-                                  {"annotations", ann}, {"step", 0}});
+      return Add("tirx.For", json{{"span", 0},
+                                  {"loop_var", var},
+                                  {"min", min},
+                                  {"extent", extent},
+                                  {"kind", static_cast<int>(n->for_kind)},
+                                  {"body", body},
+                                  {"thread_binding", binding},
+                                  {"annotations", ann},
+                                  {"step", 0}});
     }
     if (const auto* n = s.as<ir::BufferStoreNode>()) {
       int64_t buf = Buffer(n->buffer);
@@ -246,10 +271,12 @@ class GraphWriter {
       int64_t tag = String("");
       // Kiln's IterType order (ir/stmt.h) against TVM's IterVarType values.
       static const int kTvmIterType[] = {0, 2, 3, 4};
-      ivs.push_back(Add("tirx.IterVar",
-                        json{{"dom", dom}, {"var", var},
-                             {"iter_type", kTvmIterType[static_cast<int>(iv.iter_type)]},
-                             {"thread_tag", tag}, {"span", 0}}));
+      ivs.push_back(
+          Add("tirx.IterVar", json{{"dom", dom},
+                                   {"var", var},
+                                   {"iter_type", kTvmIterType[static_cast<int>(iv.iter_type)]},
+                                   {"thread_tag", tag},
+                                   {"span", 0}}));
     }
     int64_t ivs_idx = Array(ivs);
     int64_t reads = Regions(b.reads);
@@ -262,13 +289,19 @@ class GraphWriter {
     int64_t ann = Annotations(b.annotations, false);
     int64_t init = b.init ? Stmt(*b.init) : 0;
     int64_t body = Stmt(b.body);
-    int64_t block = Add("s_tir.SBlock",
-                        json{{"span", 0}, {"iter_vars", ivs_idx}, {"reads", reads},
-                             {"writes", writes}, {"name_hint", name}, {"alloc_buffers", allocs_idx},
-                             {"match_buffers", matches}, {"annotations", ann}, {"init", init},
-                             {"body", body}});
-    return Add("s_tir.SBlockRealize", json{{"span", 0}, {"iter_values", values_idx},
-                                           {"predicate", pred}, {"block", block}});
+    int64_t block = Add("s_tir.SBlock", json{{"span", 0},
+                                             {"iter_vars", ivs_idx},
+                                             {"reads", reads},
+                                             {"writes", writes},
+                                             {"name_hint", name},
+                                             {"alloc_buffers", allocs_idx},
+                                             {"match_buffers", matches},
+                                             {"annotations", ann},
+                                             {"init", init},
+                                             {"body", body}});
+    return Add(
+        "s_tir.SBlockRealize",
+        json{{"span", 0}, {"iter_values", values_idx}, {"predicate", pred}, {"block", block}});
   }
 
   // relax.FuncType of the function: one TensorType per buffer parameter,
@@ -284,18 +317,23 @@ class GraphWriter {
       }
       int64_t values = Array(dims);
       int64_t ndim = static_cast<int64_t>(dims.size());
-      int64_t shape_ty = Add("relax.ShapeType", json{{"span", 0}, {"values", values}, {"ndim", ndim}});
-      int64_t shape = Add("relax.expr.ShapeExpr",
-                          json{{"span", 0}, {"ty", shape_ty}, {"values", values}});
+      int64_t shape_ty =
+          Add("relax.ShapeType", json{{"span", 0}, {"values", values}, {"ndim", ndim}});
+      int64_t shape =
+          Add("relax.expr.ShapeExpr", json{{"span", 0}, {"ty", shape_ty}, {"values", values}});
       int64_t dtype = PrimType(p->dtype);
-      params.push_back(Add("relax.TensorType", json{{"span", 0}, {"shape", shape}, {"dtype", dtype},
-                                                    {"vdevice", 0}, {"ndim", ndim}}));
+      params.push_back(Add(
+          "relax.TensorType",
+          json{{"span", 0}, {"shape", shape}, {"dtype", dtype}, {"vdevice", 0}, {"ndim", ndim}}));
     }
     int64_t params_idx = Array(params);
     int64_t fields = Array({});
     int64_t ret = Add("ir.TupleType", json{{"span", 0}, {"fields", fields}});
-    return Add("relax.FuncType", json{{"span", 0}, {"params", params_idx}, {"ret", ret},
-                                      {"derive_func", 0}, {"purity", false}});
+    return Add("relax.FuncType", json{{"span", 0},
+                                      {"params", params_idx},
+                                      {"ret", ret},
+                                      {"derive_func", 0},
+                                      {"purity", false}});
   }
 
   int64_t Module(const ir::PrimFunc& f) {
@@ -324,8 +362,11 @@ class GraphWriter {
     int64_t fields = Array({});
     int64_t ret = Add("ir.TupleType", json{{"span", 0}, {"fields", fields}});
     int64_t body = Stmt(f.body);
-    int64_t func = Add("tirx.PrimFunc", json{{"span", 0}, {"ty", fty}, {"attrs", attrs_idx},
-                                             {"params", params_idx}, {"ret_type", ret},
+    int64_t func = Add("tirx.PrimFunc", json{{"span", 0},
+                                             {"ty", fty},
+                                             {"attrs", attrs_idx},
+                                             {"params", params_idx},
+                                             {"ret_type", ret},
                                              {"body", body}});
     int64_t functions = Map({{gv, func}});
     int64_t gv_map = Map({{fname, gv}});
@@ -334,8 +375,10 @@ class GraphWriter {
     int64_t mod_attrs_map = Map({});
     int64_t mod_attrs = Add("ir.DictAttrs", json{{"__dict__", mod_attrs_map}});
     int64_t infos = Map({});
-    return Add("ir.IRModule", json{{"functions", functions}, {"global_var_map_", gv_map},
-                                   {"source_map", source_map}, {"attrs", mod_attrs},
+    return Add("ir.IRModule", json{{"functions", functions},
+                                   {"global_var_map_", gv_map},
+                                   {"source_map", source_map},
+                                   {"attrs", mod_attrs},
                                    {"global_infos", infos}});
   }
 
@@ -349,7 +392,8 @@ std::string WorkloadBlob(const json& graph) {
   std::string text = graph.dump();
   std::string bytes(8, '\0');
   uint64_t n = text.size();
-  for (int i = 0; i < 8; ++i) bytes[static_cast<size_t>(i)] = static_cast<char>((n >> (8 * i)) & 0xff);
+  for (int i = 0; i < 8; ++i)
+    bytes[static_cast<size_t>(i)] = static_cast<char>((n >> (8 * i)) & 0xff);
   return EncodeBase64(bytes + text);
 }
 
@@ -380,8 +424,8 @@ TvmExportReport ExportTvmDatabase(const Database& db, std::ostream& workloads,
       ir::PrimFunc f = ir::ParseFunc(db.WorkloadText(w), "workload " + std::to_string(w));
       // TVM recomputes the hash on load; the decimal form of Kiln's is a
       // placeholder of the right shape.
-      json line = json::array({std::to_string(ir::StructuralHash(f)),
-                               WorkloadBlob(PrimFuncToTvmGraph(f))});
+      json line =
+          json::array({std::to_string(ir::StructuralHash(f)), WorkloadBlob(PrimFuncToTvmGraph(f))});
       workloads << line.dump() << "\n";
       it = line_of.emplace(w, report.workloads++).first;
     }

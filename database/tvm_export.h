@@ -6,10 +6,9 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json_fwd.hpp>
 #include <ostream>
 #include <string>
-
-#include <nlohmann/json_fwd.hpp>
 
 #include "database/database.h"
 

@@ -19,18 +19,28 @@ using nlohmann::json;
 // Nesting of statements and expressions followed at once; real programs stay
 // far below it, and Kiln's printer and destructor recurse over the tree.
 constexpr int kMaxDepth = 200;
+// Expression nodes in the whole function once shared nodes are expanded:
+// real programs stay far below it.
+constexpr int64_t kMaxExpandedNodes = 1 << 20;
 
 // TVM's enum values as the graph stores them (include/tvm/tirx/stmt.h ForKind,
 // include/tvm/tirx/var.h IterVarType).
 ir::ForKind ForKindFromTvm(int64_t k, bool* ok) {
   *ok = true;
   switch (k) {
-    case 0: return ir::ForKind::kSerial;
-    case 1: return ir::ForKind::kParallel;
-    case 2: return ir::ForKind::kVectorized;
-    case 3: return ir::ForKind::kUnrolled;
-    case 4: return ir::ForKind::kThreadBinding;
-    default: *ok = false; return ir::ForKind::kSerial;
+    case 0:
+      return ir::ForKind::kSerial;
+    case 1:
+      return ir::ForKind::kParallel;
+    case 2:
+      return ir::ForKind::kVectorized;
+    case 3:
+      return ir::ForKind::kUnrolled;
+    case 4:
+      return ir::ForKind::kThreadBinding;
+    default:
+      *ok = false;
+      return ir::ForKind::kSerial;
   }
 }
 
@@ -58,7 +68,8 @@ class GraphReader {
                       " functions; Kiln imports modules holding exactly one PrimFunc");
     }
     std::string name = "main";
-    if (TypeOf(funcs[0]) == "ir.GlobalVar") name = Str(Field(funcs[0], Node(funcs[0]), "name_hint"));
+    if (TypeOf(funcs[0]) == "ir.GlobalVar")
+      name = Str(Field(funcs[0], Node(funcs[0]), "name_hint"));
     if (TypeOf(funcs[1]) != "tirx.PrimFunc") Unsupported(funcs[1], "a PrimFunc in the module");
     return Func(funcs[1], name);
   }
@@ -69,8 +80,8 @@ class GraphReader {
     throw TvmImportError("TVM JSON graph node " + std::to_string(idx) + ": " + msg);
   }
   [[noreturn]] void Unsupported(int64_t idx, const std::string& expected) const {
-    Fail(idx, "cannot convert node kind '" + TypeOf(idx) + "' to Kiln IR (expected " + expected +
-                  ")");
+    Fail(idx,
+         "cannot convert node kind '" + TypeOf(idx) + "' to Kiln IR (expected " + expected + ")");
   }
   const json& Node(int64_t idx) const {
     if (idx < 0 || static_cast<size_t>(idx) >= nodes_->size()) {
@@ -206,26 +217,48 @@ class GraphReader {
     return d.get<int64_t>();
   }
 
+  // Expressions are shared in the graph but trees in Kiln: a node reached
+  // twice is built once and shared, yet printed (and so stored) twice, so
+  // the expanded size is counted against kMaxExpandedNodes.
   ir::Expr Expr(int64_t idx) {
-    if (auto it = exprs_.find(idx); it != exprs_.end()) return it->second;
+    if (auto it = exprs_.find(idx); it != exprs_.end()) {
+      Expand(idx, expanded_size_.at(idx));
+      return it->second;
+    }
     DepthGuard guard(this, idx);
     if (!building_.insert(idx).second) Fail(idx, "an expression refers to itself");
+    int64_t before = expanded_;
     ir::Expr e = BuildExpr(idx);
+    Expand(idx, 1);
     building_.erase(idx);
     exprs_.emplace(idx, e);
+    expanded_size_.emplace(idx, expanded_ - before);
     return e;
+  }
+  void Expand(int64_t idx, int64_t n) {
+    expanded_ += n;
+    if (expanded_ > kMaxExpandedNodes)
+      Fail(idx, "the program is too large once its shared nodes are expanded");
   }
 
   ir::Expr BuildExpr(int64_t idx) {
     static const std::unordered_map<std::string, ir::Expr (*)(ir::Expr, ir::Expr)> kBinary = {
-        {"prim.Add", ir::Add},           {"prim.Sub", ir::Sub},
-        {"prim.Mul", ir::Mul},           {"prim.Div", ir::Div},
-        {"prim.Mod", ir::TruncMod},      {"prim.FloorDiv", ir::FloorDiv},
-        {"prim.FloorMod", ir::FloorMod}, {"prim.Min", ir::Min},
-        {"prim.Max", ir::Max},           {"prim.EQ", ir::EQ},
-        {"prim.NE", ir::NE},             {"prim.LT", ir::LT},
-        {"prim.LE", ir::LE},             {"prim.GT", ir::GT},
-        {"prim.GE", ir::GE},             {"prim.And", ir::And},
+        {"prim.Add", ir::Add},
+        {"prim.Sub", ir::Sub},
+        {"prim.Mul", ir::Mul},
+        {"prim.Div", ir::Div},
+        {"prim.Mod", ir::TruncMod},
+        {"prim.FloorDiv", ir::FloorDiv},
+        {"prim.FloorMod", ir::FloorMod},
+        {"prim.Min", ir::Min},
+        {"prim.Max", ir::Max},
+        {"prim.EQ", ir::EQ},
+        {"prim.NE", ir::NE},
+        {"prim.LT", ir::LT},
+        {"prim.LE", ir::LE},
+        {"prim.GT", ir::GT},
+        {"prim.GE", ir::GE},
+        {"prim.And", ir::And},
         {"prim.Or", ir::Or}};
     std::string type = TypeOf(idx);
     try {
@@ -384,7 +417,8 @@ class GraphReader {
     std::vector<ir::BufferRegion> out;
     for (int64_t r : Array(idx)) {
       std::string type = TypeOf(r);
-      if (type != "ir.TensorRegion" && type != "tirx.BufferRegion") Unsupported(r, "a buffer region");
+      if (type != "ir.TensorRegion" && type != "tirx.BufferRegion")
+        Unsupported(r, "a buffer region");
       ir::BufferRegion br;
       br.buffer = BufferAt(Field(r, type == "ir.TensorRegion" ? "source" : "buffer"));
       for (int64_t rg : Array(Field(r, "region"))) br.region.push_back(RangeAt(rg));
@@ -411,12 +445,20 @@ class GraphReader {
       out.var = VarAt(Field(iv, "var"));
       out.dom = RangeAt(Field(iv, "dom"));
       switch (Inline(iv, "iter_type")) {
-        case 0: out.iter_type = ir::IterType::kDataPar; break;
-        case 2: out.iter_type = ir::IterType::kCommReduce; break;
-        case 3: out.iter_type = ir::IterType::kOrdered; break;
-        case 4: out.iter_type = ir::IterType::kOpaque; break;
-        default: Fail(iv, "unsupported block iteration type " +
-                              std::to_string(Inline(iv, "iter_type")));
+        case 0:
+          out.iter_type = ir::IterType::kDataPar;
+          break;
+        case 2:
+          out.iter_type = ir::IterType::kCommReduce;
+          break;
+        case 3:
+          out.iter_type = ir::IterType::kOrdered;
+          break;
+        case 4:
+          out.iter_type = ir::IterType::kOpaque;
+          break;
+        default:
+          Fail(iv, "unsupported block iteration type " + std::to_string(Inline(iv, "iter_type")));
       }
       node.iter_vars.push_back(out);
     }
@@ -466,6 +508,8 @@ class GraphReader {
   std::unordered_map<int64_t, ir::Buffer> buffers_;
   std::unordered_map<int64_t, ir::Expr> exprs_;
   std::unordered_set<int64_t> building_;
+  std::unordered_map<int64_t, int64_t> expanded_size_;
+  int64_t expanded_ = 0;
 };
 
 }  // namespace
@@ -481,8 +525,8 @@ std::string DecodeTvmWorkloadBlob(const std::string& base64) {
   uint64_t n = 0;
   for (int i = 7; i >= 0; --i) n = (n << 8) | static_cast<unsigned char>(bytes[i]);
   if (n != bytes.size() - 8) {
-    throw TvmImportError("workload blob's length prefix says " + std::to_string(n) +
-                         " bytes but " + std::to_string(bytes.size() - 8) + " follow");
+    throw TvmImportError("workload blob's length prefix says " + std::to_string(n) + " bytes but " +
+                         std::to_string(bytes.size() - 8) + " follow");
   }
   return bytes.substr(8);
 }

@@ -9,10 +9,9 @@
 // its node index, never a partial program.
 #pragma once
 
+#include <nlohmann/json_fwd.hpp>
 #include <stdexcept>
 #include <string>
-
-#include <nlohmann/json_fwd.hpp>
 
 #include "ir/prim_func.h"
 

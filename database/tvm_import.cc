@@ -122,9 +122,9 @@ TvmImportReport ImportTvmDatabase(Database& db, std::istream& workloads, std::is
     }
     const ImportedWorkload& w = wl[static_cast<size_t>(index)];
     if (!w.ok) {
-      problem(options.record_file, line_no,
-              "record skipped: its workload (line " + std::to_string(index + 1) +
-                  ") did not convert");
+      problem(
+          options.record_file, line_no,
+          "record skipped: its workload (line " + std::to_string(index + 1) + ") did not convert");
       ++report.skipped_workload;
       continue;
     }

@@ -28,13 +28,13 @@ struct TvmImportOptions {
 };
 
 struct TvmImportReport {
-  int64_t workloads = 0;            // lines of the workload file converted and stored
-  int64_t records = 0;              // lines of the record file read
-  int64_t imported = 0;             // records newly stored
-  int64_t duplicates = 0;           // replayed but already stored
-  int64_t skipped_workload = 0;     // records of a workload that did not convert
-  int64_t skipped_replay = 0;       // records whose trace did not replay
-  int64_t skipped_other = 0;        // malformed lines, unmappable targets
+  int64_t workloads = 0;              // lines of the workload file converted and stored
+  int64_t records = 0;                // lines of the record file read
+  int64_t imported = 0;               // records newly stored
+  int64_t duplicates = 0;             // replayed but already stored
+  int64_t skipped_workload = 0;       // records of a workload that did not convert
+  int64_t skipped_replay = 0;         // records whose trace did not replay
+  int64_t skipped_other = 0;          // malformed lines, unmappable targets
   std::vector<std::string> problems;  // one line each, "file:line: what"
 };
 

@@ -2,9 +2,8 @@
 // `Target.export()`) to and from Kiln's target (ir/target.h).
 #pragma once
 
-#include <string>
-
 #include <nlohmann/json_fwd.hpp>
+#include <string>
 
 #include "ir/target.h"
 

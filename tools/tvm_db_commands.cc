@@ -32,9 +32,9 @@ void ImportTvmFiles(const std::string& db_path, const std::vector<std::string>& 
   search::CanonicalizeStoredTargets(db);
   for (const std::string& p : r.problems) std::cerr << "kiln: " << p << "\n";
   std::cout << "imported " << r.imported << " new record(s) of " << r.records << " from TVM ("
-            << r.workloads << " workload(s); " << r.duplicates << " already stored; skipped: "
-            << r.skipped_replay << " trace(s) that do not replay, " << r.skipped_workload
-            << " of unconverted workloads, " << r.skipped_other
+            << r.workloads << " workload(s); " << r.duplicates
+            << " already stored; skipped: " << r.skipped_replay << " trace(s) that do not replay, "
+            << r.skipped_workload << " of unconverted workloads, " << r.skipped_other
             << " malformed); imported records are unverified until `kiln db verify`\n";
 }
 

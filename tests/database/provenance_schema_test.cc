@@ -18,7 +18,8 @@ namespace fs = std::filesystem;
 class ProvenanceSchema : public ::testing::Test {
  protected:
   void SetUp() override {
-    path_ = (fs::temp_directory_path() / ("kiln_prov_" + std::to_string(getpid()) + ".db")).string();
+    path_ =
+        (fs::temp_directory_path() / ("kiln_prov_" + std::to_string(getpid()) + ".db")).string();
     TearDown();
   }
   void TearDown() override {

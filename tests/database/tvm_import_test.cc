@@ -3,6 +3,8 @@
 // short tune_tir run (tests/data/tvm/metaschedule_gmm) imports, its records
 // are stored unverified with their provenance, the best replays with the
 // workload's result; what does not convert or replay is reported by line.
+#include "database/tvm_import.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -15,7 +17,6 @@
 #include "database/database.h"
 #include "database/tvm_export.h"
 #include "database/tvm_graph.h"
-#include "database/tvm_import.h"
 #include "database/tvm_target.h"
 #include "ir/schedule/schedule.h"
 #include "ir/structural_equal.h"
@@ -103,8 +104,7 @@ TEST(TvmImport, TheImportedBestReplaysAndComputesTheWorkload) {
 TEST(TvmImport, TargetOverrideStoresUnderTheGivenTarget) {
   Database db = Database::InMemory();
   ImportText(db, ReadFile(DataDir() / "database_workload.json"),
-             ReadFile(DataDir() / "database_tuning_record.json"),
-             "llvm -mcpu=znver4 -num-cores=2");
+             ReadFile(DataDir() / "database_tuning_record.json"), "llvm -mcpu=znver4 -num-cores=2");
   EXPECT_EQ(db.Targets(), (std::vector<std::string>{"llvm -mcpu=znver4 -num-cores=2"}));
 }
 
@@ -126,8 +126,8 @@ TEST(TvmImport, BadLinesAreReportedByLineAndSkippedWithCounts) {
   bad_target[1][2] = json{{"kind", "rocm"}};
   json bad_index = good;
   bad_index[0] = 7;
-  std::string records = good.dump() + "\n" + bad_trace.dump() + "\nnot json\n" +
-                        bad_target.dump() + "\n" + bad_index.dump() + "\n";
+  std::string records = good.dump() + "\n" + bad_trace.dump() + "\nnot json\n" + bad_target.dump() +
+                        "\n" + bad_index.dump() + "\n";
   TvmImportReport r = ImportText(db, workloads, records);
   EXPECT_EQ(r.records, 5);
   EXPECT_EQ(r.imported, 1);
@@ -195,6 +195,33 @@ TEST(TvmGraph, MalformedGraphsAreErrorsNotCrashes) {
   }
 }
 
+TEST(TvmGraph, SharedNodesThatExpandTooFarAreRefused) {
+  // x + x, (x + x) + (x + x), ...: 40 nodes in the graph, 2^40 in the tree
+  // that would be printed and stored.
+  json graph = json::parse(ReadFile(fs::path(KILN_SOURCE_DIR) /
+                                    "tests/data/tvm/fuzz_seeds/graph_tiny.json"));
+  json& nodes = graph["nodes"];
+  size_t store = 0;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    if (nodes[i]["type"] == "tirx.BufferStore") store = i;
+  }
+  ASSERT_GT(store, 0u);
+  int64_t prev = nodes[store]["data"]["value"].get<int64_t>();
+  int64_t ty = nodes[static_cast<size_t>(prev)]["data"]["ty"].get<int64_t>();
+  for (int i = 0; i < 40; ++i) {
+    nodes.push_back(
+        json{{"type", "prim.Add"}, {"data", {{"span", 0}, {"ty", ty}, {"a", prev}, {"b", prev}}}});
+    prev = static_cast<int64_t>(nodes.size()) - 1;
+  }
+  nodes[store]["data"]["value"] = prev;
+  try {
+    PrimFuncFromTvmGraph(graph);
+    ADD_FAILURE() << "converted";
+  } catch (const TvmImportError& e) {
+    EXPECT_NE(std::string(e.what()).find("too large"), std::string::npos) << e.what();
+  }
+}
+
 TEST(TvmTarget, ConfigsMapBothWays) {
   EXPECT_EQ(TargetFromTvm(json::parse(R"({"kind": "llvm", "keys": ["cpu"], "mtriple":
                 "x86_64-conda-linux-gnu", "num-cores": 2, "tag": ""})"))
@@ -208,7 +235,8 @@ TEST(TvmTarget, ConfigsMapBothWays) {
 }
 
 TEST(Base64, RoundTripsAndRefusesGarbage) {
-  for (const std::string& s : std::vector<std::string>{"", "a", "ab", "abc", "abcd", std::string("\0\1\2\xff", 4)}) {
+  for (const std::string& s :
+       std::vector<std::string>{"", "a", "ab", "abc", "abcd", std::string("\0\1\2\xff", 4)}) {
     std::string back;
     ASSERT_TRUE(DecodeBase64(EncodeBase64(s), &back));
     EXPECT_EQ(back, s);

@@ -133,9 +133,9 @@ def main(A: T.Buffer((128, 128), "float32"), B: T.Buffer((128,), "float32")):
 // points at it.
 struct Unsupported {
   const char* construct;
-  const char* line;       // the offending line, placed in a function body
-  const char* expect;     // in the message
-  int line_no, col;       // where the message points (line 5 is the body's first)
+  const char* line;    // the offending line, placed in a function body
+  const char* expect;  // in the message
+  int line_no, col;    // where the message points (line 5 is the body's first)
 };
 
 std::string Wrap(const char* body_line) {
@@ -157,8 +157,9 @@ TEST(TvmDialect, UnsupportedConstructsAreNamedWithLineAndColumn) {
       {"T.assert", "T.Assert(A[0] > T.float32(0.0), \"positive\")", "T.Assert", 5, 5},
       {"unknown intrinsic", "T.evaluate(T.tvm_access_ptr(0))", "T.tvm_access_ptr", 5, 16},
       {"T.sblock_attr outside a block", "T.sblock_attr({\"a\": 1})", "T.block_attr", 5, 5},
-      {"elif", "if A[0] < T.float32(0.0):\n        T.evaluate(0)\n    elif A[0] > T.float32(1.0):\n"
-               "        T.evaluate(0)",
+      {"elif",
+       "if A[0] < T.float32(0.0):\n        T.evaluate(0)\n    elif A[0] > T.float32(1.0):\n"
+       "        T.evaluate(0)",
        "'elif'", 7, 5},
   };
   for (const Unsupported& c : cases) {
