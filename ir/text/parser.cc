@@ -90,6 +90,11 @@ void Parser::ParseStatement(Where where, std::vector<Stmt>* out) {
       out->push_back(ParseStore());
       return;
     }
+    if (IsOp(":", 1)) {
+      Fail(t, "unsupported annotated assignment '" + t.text +
+                  ": ...' (a let binding; Kiln's subset has none)");
+    }
+    if (t.text == "while") Fail(t, "unsupported 'while' loop (Kiln's subset has for loops only)");
   }
   Fail(t, "expected a statement, found " + Describe(t));
 }
