@@ -63,15 +63,21 @@ CREATE TABLE jobs(
   created INTEGER NOT NULL, updated INTEGER NOT NULL);
 CREATE INDEX jobs_by_state ON jobs(state);
 )sql",
-      // Version 3: trust in a measurement (issue 22). `stale`: a re-measure
-      // (`kiln db verify --mark-stale`, search/verify_records.h) no longer
-      // reproduces the stored time, so the record never counts as best.
-      // `machine_load` / `wide_spread`: the noise figures of the measurement
-      // (search/measure.h). records_best is rebuilt to leave stale records out.
+      // Version 3: trust in a measurement (issue 22) and where a record came
+      // from. `stale`: a re-measure (`kiln db verify --mark-stale`,
+      // search/verify_records.h) no longer reproduces the stored time, so the
+      // record never counts as best. `machine_load` / `wide_spread`: the noise
+      // figures of the measurement (search/measure.h). `provenance`: '' for
+      // Kiln's own measurements, 'tvm' for one imported from a MetaSchedule
+      // database (database/tvm_import.h), with `source_run_seconds`, the run
+      // seconds the source reported. records_best is rebuilt to leave stale
+      // records out.
       R"sql(
 ALTER TABLE records ADD COLUMN stale INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE records ADD COLUMN machine_load REAL NOT NULL DEFAULT -1;
 ALTER TABLE records ADD COLUMN wide_spread INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE records ADD COLUMN provenance TEXT NOT NULL DEFAULT '';
+ALTER TABLE records ADD COLUMN source_run_seconds TEXT NOT NULL DEFAULT '[]';
 DROP INDEX records_best;
 CREATE INDEX records_best ON records(workload_id, target_id, median_seconds)
   WHERE status = 'ok' AND verified = 1 AND stale = 0;
@@ -80,12 +86,15 @@ CREATE INDEX records_best ON records(workload_id, target_id, median_seconds)
   return m;
 }
 
+// The record columns ReadRecord reads, in order. A file older than version 3
+// opened read-only reads them through a view with their defaults (Open).
 constexpr const char* kRecordColumns =
     "w.hash, t.target, t.fingerprint, r.trace_json, r.trace_hash, r.run_seconds, "
     "r.median_seconds, r.status, r.message, r.verified, r.args, r.host, r.kiln_version, "
-    "r.seed, r.job_id, r.timestamp, r.workload_id, r.stale, r.machine_load, r.wide_spread";
+    "r.seed, r.job_id, r.timestamp, r.workload_id, r.stale, r.machine_load, r.wide_spread, "
+    "r.provenance, r.source_run_seconds";
 // Columns of kRecordColumns, for the queries that select more after them.
-constexpr int kRecordColumnCount = 20;
+constexpr int kRecordColumnCount = 22;
 
 std::string ColumnText(sqlite3_stmt* s, int i) {
   const unsigned char* t = sqlite3_column_text(s, i);
@@ -124,6 +133,7 @@ struct Database::Impl {
   sqlite3* db = nullptr;
   std::string path;
   bool read_only = false;
+  int schema_version = kSchemaVersion;  // what the file holds (older only read-only)
   int txn_depth = 0;
   std::unordered_map<std::string, sqlite3_stmt*> statements;
   // Parsed workloads by hash, so structural equality checks parse once.
@@ -249,9 +259,11 @@ struct Database::Impl {
                           std::to_string(version) + "; this binary reads up to " +
                           std::to_string(kSchemaVersion) + "); upgrade Kiln to use it");
     }
+    schema_version = version;
     if (version == kSchemaVersion) return;
     // An older file opened read-only is read as it is: migrations since
-    // version 1 only add tables (version 2: the farm's jobs), and query,
+    // version 1 only add tables (version 2: the farm's jobs) or columns that
+    // a view stands in for (version 3), and query,
     // compile and the C API read records, so a build pipeline keeps reading
     // a database that a newer Kiln has not written yet.
     if (read_only && version >= 1) {
@@ -259,7 +271,7 @@ struct Database::Impl {
       // the table for this connection only (the file is not written).
       if (version < 3) {
         Exec("CREATE TEMP VIEW records AS SELECT *, 0 AS stale, -1.0 AS machine_load, "
-             "0 AS wide_spread FROM main.records");
+             "0 AS wide_spread, '' AS provenance, '[]' AS source_run_seconds FROM main.records");
       }
       return;
     }
@@ -279,6 +291,7 @@ struct Database::Impl {
       Rollback();
       throw;
     }
+    schema_version = kSchemaVersion;
   }
 
   const std::vector<std::pair<WorkloadId, ir::PrimFunc>>& Candidates(const std::string& hash) {
@@ -342,8 +355,8 @@ struct Database::Impl {
     Stmt s = Prepare(
         "INSERT OR IGNORE INTO records(workload_id, target_id, trace_hash, trace_json, "
         "run_seconds, median_seconds, status, message, verified, args, host, kiln_version, "
-        "seed, job_id, timestamp, stale, machine_load, wide_spread) "
-        "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+        "seed, job_id, timestamp, stale, machine_load, wide_spread, provenance, "
+        "source_run_seconds) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
     s.Bind(1, workload).Bind(2, target_id).Bind(3, trace_hash).Bind(4, trace);
     s.Bind(5, json(in.run_seconds).dump()).Bind(6, Median(in.run_seconds));
     s.Bind(7, in.status).Bind(8, in.message).Bind(9, int64_t{in.verified ? 1 : 0});
@@ -352,6 +365,7 @@ struct Database::Impl {
     s.Bind(14, in.provenance.job_id).Bind(15, in.provenance.timestamp);
     s.Bind(16, int64_t{in.stale ? 1 : 0}).Bind(17, in.machine_load);
     s.Bind(18, int64_t{in.wide_spread ? 1 : 0});
+    s.Bind(19, in.provenance.source).Bind(20, json(in.provenance.source_run_seconds).dump());
     s.Step();
     return sqlite3_changes(db) > 0;
   }
@@ -378,6 +392,9 @@ struct Database::Impl {
     r.stale = sqlite3_column_int(s, 17) != 0;
     r.machine_load = sqlite3_column_double(s, 18);
     r.wide_spread = sqlite3_column_int(s, 19) != 0;
+    r.provenance.source = ColumnText(s, 20);
+    r.provenance.source_run_seconds =
+        json::parse(ColumnText(s, 21)).get<std::vector<double>>();
     return r;
   }
 };

@@ -35,6 +35,12 @@ struct Provenance {
   uint64_t seed = 0;
   std::string job_id;
   int64_t timestamp = 0;     // seconds since the Unix epoch
+  // Where the record came from: "" for Kiln's own measurement, "tvm" for one
+  // imported from a MetaSchedule database (database/tvm_import.h), with the
+  // run seconds the source reported (run_seconds holds them too until a
+  // re-measurement replaces them).
+  std::string source;
+  std::vector<double> source_run_seconds;
   friend bool operator==(const Provenance&, const Provenance&) = default;
 };
 

@@ -37,7 +37,9 @@ json RecordToJson(const TuningRecord& r) {
           {"kiln_version", r.provenance.kiln_version},
           {"seed", r.provenance.seed},
           {"job_id", r.provenance.job_id},
-          {"timestamp", r.provenance.timestamp}};
+          {"timestamp", r.provenance.timestamp},
+          {"provenance", r.provenance.source},
+          {"source_run_seconds", r.provenance.source_run_seconds}};
 }
 
 TuningRecord RecordFromJson(const json& j) {
@@ -58,6 +60,9 @@ TuningRecord RecordFromJson(const json& j) {
   r.provenance.seed = j.value("seed", uint64_t{0});
   r.provenance.job_id = j.value("job_id", "");
   r.provenance.timestamp = j.value("timestamp", int64_t{0});
+  r.provenance.source = j.value("provenance", "");
+  r.provenance.source_run_seconds =
+      j.value("source_run_seconds", json::array()).get<std::vector<double>>();
   return r;
 }
 

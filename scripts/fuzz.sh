@@ -4,7 +4,8 @@
 # TRACE_FUZZ_SECONDS (default 30) and the runner wire protocol fuzzer for
 # PROTOCOL_FUZZ_SECONDS (default 30), and the farm coordinator's wire
 # fuzzers (worker messages, job submissions, other requests) for
-# FARM_FUZZ_SECONDS each (default 10). Exits non-zero when the fuzzer finds a
+# FARM_FUZZ_SECONDS each (default 10), and the TVM MetaSchedule database
+# import fuzzer for TVM_FUZZ_SECONDS (default 20). Exits non-zero when the fuzzer finds a
 # crash, a sanitizer report or a print/parse mismatch.
 set -euo pipefail
 
@@ -19,9 +20,10 @@ CC=clang-14 CXX=clang++-14 cmake -S "$root" -B "$build" -G Ninja -DKILN_FUZZ=ON 
   -DKILN_SANITIZE=address,undefined \
   -DKILN_BUILD_BENCH=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo "${launcher[@]}" >/dev/null
 ninja -C "$build" -j"$jobs" parser_fuzz trace_fuzz protocol_fuzz farm_worker_fuzz farm_submit_fuzz \
-  farm_request_fuzz
+  farm_request_fuzz tvm_import_fuzz
 
-# run_target NAME SECONDS DICT SEED_DIR... : fuzz one target from a seeded corpus.
+# run_target NAME SECONDS DICT SEED_DIR... : fuzz one target from a seeded corpus
+# (inputs up to MAX_LEN bytes, default 8192).
 run_target() {
   local name=$1 secs=$2 dict=$3
   shift 3
@@ -35,7 +37,7 @@ run_target() {
   local extra=()
   if [[ -n "$dict" ]]; then extra=(-dict="$dict"); fi
   echo "fuzzing ${name} for ${secs}s (corpus: $corpus)"
-  "$build/fuzz/${name}_fuzz" "$corpus" -max_total_time="$secs" -max_len=8192 -timeout=10 \
+  "$build/fuzz/${name}_fuzz" "$corpus" -max_total_time="$secs" -max_len="${MAX_LEN:-8192}" -timeout=10 \
     -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$artifacts/" "${extra[@]}"
 }
 
@@ -46,3 +48,7 @@ run_target protocol "${PROTOCOL_FUZZ_SECONDS:-30}" "$root/fuzz/protocol_fuzz.dic
 run_target farm_worker "${FARM_FUZZ_SECONDS:-10}" ""
 run_target farm_submit "${FARM_FUZZ_SECONDS:-10}" ""
 run_target farm_request "${FARM_FUZZ_SECONDS:-10}" ""
+# TVM's JSON graphs of even tiny functions are several kilobytes, and a
+# workload file line holds one in base64.
+MAX_LEN=65536 run_target tvm_import "${TVM_FUZZ_SECONDS:-20}" "$root/fuzz/tvm_import_fuzz.dict" \
+  "$root/tests/data/tvm/fuzz_seeds"

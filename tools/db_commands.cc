@@ -19,6 +19,7 @@
 #include "search/target_lookup.h"
 #include "tools/commands.h"
 #include "tools/target_spec.h"
+#include "tools/tvm_db_commands.h"
 #include "tools/workload_spec.h"
 
 namespace kiln::tools {
@@ -234,36 +235,72 @@ void RegisterDbCommands(CLI::App& app, int* exit_code) {
     });
   });
 
-  auto ex = std::make_shared<std::pair<std::string, std::string>>();
-  auto* exp = db->add_subcommand("export", "Write every workload and record as JSON lines");
-  AddDb(exp, ex->first);
-  exp->add_option("-o,--output", ex->second, "Output file (default stdout)");
+  struct ExportArgs {
+    std::string db, output, format = "kiln", dir;
+  };
+  auto ex = std::make_shared<ExportArgs>();
+  auto* exp = db->add_subcommand(
+      "export", "Write every workload and record as JSON lines, or as a TVM MetaSchedule "
+                "database in DIR (--format tvm)");
+  AddDb(exp, ex->db);
+  exp->add_option("-o,--output", ex->output, "Output file (default stdout)");
+  exp->add_option("dir", ex->dir, "--format tvm: the directory to write");
+  exp->add_option("--format", ex->format, "kiln (Kiln's export) or tvm (MetaSchedule JSON)")
+      ->check(CLI::IsMember({"kiln", "tvm"}))
+      ->capture_default_str();
   exp->callback([=] {
     Guard(exit_code, [&] {
-      Database d = OpenExisting(ex->first, Database::Mode::kReadOnly);
-      if (ex->second.empty() || ex->second == "-") {
+      if (ex->format == "tvm") {
+        if (ex->dir.empty()) throw std::runtime_error("--format tvm needs a directory");
+        ExportTvmFiles(ex->db, ex->dir);
+        return;
+      }
+      if (!ex->dir.empty()) throw std::runtime_error("a directory applies to --format tvm only");
+      Database d = OpenExisting(ex->db, Database::Mode::kReadOnly);
+      if (ex->output.empty() || ex->output == "-") {
         d.ExportJsonLines(std::cout);
         return;
       }
-      std::ofstream out(ex->second);
-      if (!out) throw std::runtime_error("-o " + ex->second + ": cannot write");
+      std::ofstream out(ex->output);
+      if (!out) throw std::runtime_error("-o " + ex->output + ": cannot write");
       d.ExportJsonLines(out);
     });
   });
 
-  auto im = std::make_shared<std::pair<std::string, std::string>>();
-  auto* imp = db->add_subcommand("import", "Add the records of a JSON lines export (idempotent)");
-  AddDb(imp, im->first);
-  imp->add_option("input", im->second, "Export file ('-' reads stdin)")->required();
+  struct ImportArgs {
+    std::string db, format = "kiln", target;
+    std::vector<std::string> inputs;
+  };
+  auto im = std::make_shared<ImportArgs>();
+  auto* imp = db->add_subcommand(
+      "import", "Add the records of a JSON lines export, or of a TVM MetaSchedule database "
+                "(--format tvm), idempotently");
+  AddDb(imp, im->db);
+  imp->add_option("input", im->inputs,
+                  "Export file ('-' reads stdin); with --format tvm: database_workload.json "
+                  "database_tuning_record.json")
+      ->required();
+  imp->add_option("--format", im->format, "kiln (Kiln's export) or tvm (MetaSchedule JSON)")
+      ->check(CLI::IsMember({"kiln", "tvm"}))
+      ->capture_default_str();
+  imp->add_option("--target", im->target,
+                  "--format tvm: store the records under this target instead of their own");
   imp->callback([=] {
     Guard(exit_code, [&] {
-      Database d = Database::Open(im->first);
+      if (im->format == "tvm") {
+        ImportTvmFiles(im->db, im->inputs, im->target);
+        return;
+      }
+      if (im->inputs.size() != 1) throw std::runtime_error("import takes one export file");
+      if (!im->target.empty()) throw std::runtime_error("--target applies to --format tvm only");
+      const std::string& input = im->inputs[0];
+      Database d = Database::Open(im->db);
       int64_t added;
-      if (im->second == "-") {
+      if (input == "-") {
         added = d.ImportJsonLines(std::cin);
       } else {
-        std::ifstream in(im->second);
-        if (!in) throw std::runtime_error(im->second + ": cannot read");
+        std::ifstream in(input);
+        if (!in) throw std::runtime_error(input + ": cannot read");
         added = d.ImportJsonLines(in);
       }
       search::CanonicalizeStoredTargets(d);

@@ -14,6 +14,7 @@
 #include "ir/text/parser.h"
 #include "ir/functor.h"
 #include "ir/prim_func.h"
+#include "ir/text/dialect.h"
 #include "ir/text/lexer.h"
 #include "ir/text/same_expr.h"
 
@@ -131,7 +132,8 @@ class Parser {
     }
     return Next();
   }
-  // "T" "." name ("." name)*: the dotted name after "T.".
+  // "T" "." name ("." name)*: the dotted name after "T.", in the older
+  // dialect's spelling (ir/text/dialect.h).
   std::string DottedT() {
     ExpectKeyword("T");
     std::string name;
@@ -140,7 +142,7 @@ class Parser {
       Token n = ExpectName("a name after '.'");
       name += name.empty() ? n.text : "." + n.text;
     } while (IsOp("."));
-    return name;
+    return CanonicalTName(name);
   }
 
   // ---- scopes ----
@@ -235,6 +237,8 @@ class Parser {
 
   // ---- functions ----
   PrimFunc ParseFunction();
+  // `@I.ir_module` and its class around functions (ir/text/module_parser.cc).
+  void ParseModule(std::vector<PrimFunc>* out);
 
   std::string file_;
   std::vector<Token> toks_;

@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "database/database.h"
+#include "tests/database/schema_v3.h"
 
 namespace kiln::database {
 namespace {
@@ -62,13 +63,8 @@ TEST_F(JobsTable, AVersionOneFileIsMigrated) {
   sqlite3* s = nullptr;
   ASSERT_EQ(sqlite3_open(path_.c_str(), &s), SQLITE_OK);
   ASSERT_EQ(sqlite3_exec(s,
-                         "DROP TABLE jobs; DROP INDEX records_best; "
-                         "ALTER TABLE records DROP COLUMN stale; "
-                         "ALTER TABLE records DROP COLUMN machine_load; "
-                         "ALTER TABLE records DROP COLUMN wide_spread; "
-                         "CREATE INDEX records_best ON records(workload_id, target_id, "
-                         "median_seconds) WHERE status = 'ok' AND verified = 1; "
-                         "PRAGMA user_version = 1;",
+                         (std::string("DROP TABLE jobs; ") + testing::kDropVersion3 +
+                          "PRAGMA user_version = 1;").c_str(),
                          nullptr, nullptr, nullptr),
             SQLITE_OK);
   sqlite3_close(s);

@@ -13,6 +13,7 @@
 #include "database/database.h"
 #include "ir/structural_hash.h"
 #include "ir/workloads/suite.h"
+#include "tests/database/schema_v3.h"
 
 namespace kiln::database {
 namespace {
@@ -110,12 +111,7 @@ TEST_F(RecordTrust, AVersionTwoFileIsReadAsItIsAndMigrated) {
   sqlite3* s = nullptr;
   ASSERT_EQ(sqlite3_open(path_.c_str(), &s), SQLITE_OK);
   ASSERT_EQ(sqlite3_exec(s,
-                         "DROP INDEX records_best; ALTER TABLE records DROP COLUMN stale; "
-                         "ALTER TABLE records DROP COLUMN machine_load; "
-                         "ALTER TABLE records DROP COLUMN wide_spread; "
-                         "CREATE INDEX records_best ON records(workload_id, target_id, "
-                         "median_seconds) WHERE status = 'ok' AND verified = 1; "
-                         "PRAGMA user_version = 2;",
+                         (std::string(testing::kDropVersion3) + "PRAGMA user_version = 2;").c_str(),
                          nullptr, nullptr, nullptr),
             SQLITE_OK);
   sqlite3_close(s);

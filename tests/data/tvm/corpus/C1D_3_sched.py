@@ -1,0 +1,20 @@
+# from tvm.script import tirx as T
+# from tvm.tirx.layout import Axis
+
+@T.prim_func(s_tir=True)
+def main(inputs: T.Buffer((1, 32, 512), "float32"), weight: T.Buffer((3, 512, 512), "float32"), conv1d_nlc: T.Buffer((1, 32, 512), "float32")):
+    T.func_attr({"tirx.noalias": True})
+    # with T.sblock("root"):
+    for n in range(1):
+        for l_0 in T.parallel(4):
+            for l_1, co, rl in T.grid(8, 512, 3):
+                for rc in T.unroll(512):
+                    with T.sblock("conv1d_nlc"):
+                        v_n = T.axis.spatial(1, n)
+                        v_l = T.axis.spatial(32, l_0 * 8 + l_1)
+                        v_co, v_rl, v_rc = T.axis.remap("SRR", [co, rl, rc])
+                        T.reads(inputs[v_n, v_l + v_rl - 1, v_co // 512 * 512 + v_rc], weight[v_rl, v_rc, v_co])
+                        T.writes(conv1d_nlc[v_n, v_l, v_co])
+                        with T.init():
+                            conv1d_nlc[v_n, v_l, v_co] = T.float32(0.0)
+                        conv1d_nlc[v_n, v_l, v_co] = conv1d_nlc[v_n, v_l, v_co] + T.if_then_else(1 <= v_l + v_rl and v_l + v_rl < 33, inputs[v_n, v_l + v_rl - 1, v_co // 512 * 512 + v_rc], T.float32(0.0)) * weight[v_rl, v_rc, v_co]

@@ -1,0 +1,22 @@
+# from tvm.script import tirx as T
+# from tvm.tirx.layout import Axis
+
+@T.prim_func(s_tir=True)
+def main(inputs: T.Buffer((1, 224, 224, 3), "float32"), weight: T.Buffer((7, 7, 3, 64), "float32"), conv2d_nhwc: T.Buffer((1, 112, 112, 64), "float32")):
+    T.func_attr({"tirx.noalias": True})
+    # with T.sblock("root"):
+    PadInput = T.sblock_alloc_buffer((1, 230, 230, 3))
+    for i0, i1, i2, i3 in T.grid(1, 230, 230, 3):
+        with T.sblock("PadInput"):
+            v_i0, v_i1, v_i2, v_i3 = T.axis.remap("SSSS", [i0, i1, i2, i3])
+            T.reads(inputs[v_i0, v_i1 - 3, v_i2 - 3, v_i3])
+            T.writes(PadInput[v_i0, v_i1, v_i2, v_i3])
+            PadInput[v_i0, v_i1, v_i2, v_i3] = T.if_then_else(3 <= v_i1 and v_i1 < 227 and 3 <= v_i2 and v_i2 < 227, inputs[v_i0, v_i1 - 3, v_i2 - 3, v_i3], T.float32(0.0))
+    for n, h, w, co, rh, rw, rc in T.grid(1, 112, 112, 64, 7, 7, 3):
+        with T.sblock("conv2d_nhwc"):
+            v_n, v_h, v_w, v_co, v_rh, v_rw, v_rc = T.axis.remap("SSSSRRR", [n, h, w, co, rh, rw, rc])
+            T.reads(PadInput[v_n, v_h * 2 + v_rh, v_w * 2 + v_rw, v_co // 64 * 3 + v_rc], weight[v_rh, v_rw, v_rc, v_co])
+            T.writes(conv2d_nhwc[v_n, v_h, v_w, v_co])
+            with T.init():
+                conv2d_nhwc[v_n, v_h, v_w, v_co] = T.float32(0.0)
+            conv2d_nhwc[v_n, v_h, v_w, v_co] = conv2d_nhwc[v_n, v_h, v_w, v_co] + PadInput[v_n, v_h * 2 + v_rh, v_w * 2 + v_rw, v_co // 64 * 3 + v_rc] * weight[v_rh, v_rw, v_rc, v_co]

@@ -1,0 +1,20 @@
+# from tvm.script import tirx as T
+# from tvm.tirx.layout import Axis
+
+@T.prim_func(s_tir=True)
+def main(inputs: T.Buffer((1, 14, 14, 256), "float32"), weight: T.Buffer((3, 3, 256, 256), "float32"), conv2d_nhwc: T.Buffer((1, 14, 14, 256), "float32")):
+    T.func_attr({"tirx.noalias": True})
+    # with T.sblock("root"):
+    for n in range(1):
+        for h_0 in T.parallel(7):
+            for h_1, w, co, rh, rw in T.grid(2, 14, 256, 3, 3):
+                for rc in T.unroll(256):
+                    with T.sblock("conv2d_nhwc"):
+                        v_n = T.axis.spatial(1, n)
+                        v_h = T.axis.spatial(14, h_0 * 2 + h_1)
+                        v_w, v_co, v_rh, v_rw, v_rc = T.axis.remap("SSRRR", [w, co, rh, rw, rc])
+                        T.reads(inputs[v_n, v_h + v_rh - 1, v_w + v_rw - 1, v_co // 256 * 256 + v_rc], weight[v_rh, v_rw, v_rc, v_co])
+                        T.writes(conv2d_nhwc[v_n, v_h, v_w, v_co])
+                        with T.init():
+                            conv2d_nhwc[v_n, v_h, v_w, v_co] = T.float32(0.0)
+                        conv2d_nhwc[v_n, v_h, v_w, v_co] = conv2d_nhwc[v_n, v_h, v_w, v_co] + T.if_then_else(1 <= v_h + v_rh and v_h + v_rh < 15 and 1 <= v_w + v_rw and v_w + v_rw < 15, inputs[v_n, v_h + v_rh - 1, v_w + v_rw - 1, v_co // 256 * 256 + v_rc], T.float32(0.0)) * weight[v_rh, v_rw, v_rc, v_co]
