@@ -38,7 +38,7 @@ section.workload{border-top:3px solid var(--fg);margin-top:40px;padding-top:18px
 .card .value{font-size:24px;font-weight:650;font-variant-numeric:tabular-nums}
 .card .sub{font-size:12px;color:var(--muted)}
 .card.primary .value{color:var(--accent)}
-svg.chart{max-width:100%;height:auto;display:block;border:1px solid var(--line);border-radius:6px}
+svg.chart{width:100%;height:auto;display:block;border:1px solid var(--line);border-radius:6px}
 .pair{display:grid;grid-template-columns:1fr 1fr;gap:16px}
 @media (max-width:900px){.pair{grid-template-columns:1fr}}
 pre{background:#0f172a;color:#e2e8f0;padding:12px 14px;border-radius:6px;overflow:auto;font:12.5px/1.45 ui-monospace,"DejaVu Sans Mono",monospace;max-height:520px}
@@ -183,7 +183,8 @@ std::string Section(const WorkloadSection& s, size_t i) {
          HtmlEscape(RunLabel({b.provenance.job_id, b.provenance.seed})) + " \u00b7 measured on " +
          HtmlEscape(b.provenance.host.empty() ? "?" : b.provenance.host) + ", " +
          HtmlEscape(TimeText(b.provenance.timestamp)) + " \u00b7 " +
-         std::to_string(b.run_seconds.size()) + " repeats</p>";
+         std::to_string(b.run_seconds.size()) +
+         (b.run_seconds.size() == 1 ? " repeat</p>" : " repeats</p>");
     h += "<details open><summary>Schedule (trace)</summary><pre>" +
          HtmlEscape(s.best->trace_script) + "</pre></details>";
     if (!s.best->error.empty()) {
@@ -227,7 +228,8 @@ std::string CurveSvg(const WorkloadSection& s) {
   }
   for (const database::PeerFigure& p : s.peers) {
     const double g = Gflops(s.flops, p.seconds);
-    c.series.push_back({p.name, {{0, g}, {c.x_max, g}}, true});
+    c.series.push_back(
+        {p.name + " (" + FormatNumber(g) + " GFLOP/s)", {{0, g}, {c.x_max, g}}, true});
   }
   return LineChartSvg(c);
 }

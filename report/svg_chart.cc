@@ -126,11 +126,33 @@ std::string StatusColor(const std::string& status) {
 
 std::string LineChartSvg(const LineChart& c) {
   const double plot_w = c.width - kLeft - kRight;
-  const double plot_h = c.height - kTop - kBottom;
+  // The legend is a row (or rows) above the plot, so that it never covers a
+  // curve; item widths are estimated from the label's length.
+  std::string legend;
+  double lx = kLeft;
+  double ly = 14;
+  {
+    size_t color = 0;
+    for (const ChartSeries& series : c.series) {
+      const std::string col = series.dashed ? "#334155" : SeriesColor(color++);
+      const double item_w = 34 + 6.6 * static_cast<double>(series.label.size());
+      if (lx > kLeft && lx + item_w > c.width - kRight) {
+        lx = kLeft;
+        ly += 18;
+      }
+      legend += "<line x1=\"" + Num(lx) + "\" x2=\"" + Num(lx + 20) + "\" y1=\"" + Num(ly - 4) +
+                "\" y2=\"" + Num(ly - 4) + "\" stroke=\"" + col + "\" stroke-width=\"2.2\"" +
+                (series.dashed ? " stroke-dasharray=\"5 3\"" : "") + "/>";
+      legend += Text(lx + 26, ly, series.label, "start", "legend");
+      lx += item_w;
+    }
+  }
+  const double legend_h = c.series.empty() ? 0 : ly + 8;
+  const double plot_h = c.height - kTop - kBottom - legend_h;
   double x_max = std::max(1.0, c.x_max);
   double y_top = 0;
-  for (const ChartSeries& s : c.series) {
-    for (const auto& [x, y] : s.points) {
+  for (const ChartSeries& series : c.series) {
+    for (const auto& [x, y] : series.points) {
       x_max = std::max(x_max, x);
       y_top = std::max(y_top, y);
     }
@@ -142,17 +164,16 @@ std::string LineChartSvg(const LineChart& c) {
   const auto px = [&](double x) { return kLeft + x / x_max * plot_w; };
   const auto py = [&](double y) { return kTop + plot_h - y / y_max * plot_h; };
 
-  std::string s = Open(c.width, c.height, c.title);
+  std::string s = Open(c.width, c.height, c.title) + legend;
+  s += "<g transform=\"translate(0 " + Num(legend_h) + ")\">";
   s += YAxis(yt, y_max, plot_w, plot_h, c.y_label, FormatNumber);
   for (double t : xt) {
     if (t > x_max) continue;
     s += Text(px(t), kTop + plot_h + 16, FormatNumber(t), "middle");
   }
-  s += Text(kLeft + plot_w / 2, c.height - 8, c.x_label, "middle", "axis");
+  s += Text(kLeft + plot_w / 2, c.height - legend_h - 8, c.x_label, "middle", "axis");
   s += Frame(plot_w, plot_h);
   size_t color = 0;
-  std::string legend;
-  double legend_y = kTop + 14;
   for (const ChartSeries& series : c.series) {
     const std::string col = series.dashed ? "#334155" : SeriesColor(color++);
     if (series.points.empty()) continue;
@@ -173,20 +194,8 @@ std::string LineChartSvg(const LineChart& c) {
       s += "<circle cx=\"" + Num(px(x0)) + "\" cy=\"" + Num(py(y0)) + "\" r=\"2.5\" fill=\"" + col +
            "\"/>";
     }
-    // The legend sits in the plot's lower right, where a rising curve is not.
-    legend += "<line x1=\"" + Num(kLeft + plot_w - 190) + "\" x2=\"" + Num(kLeft + plot_w - 170) +
-              "\" y1=\"" + Num(legend_y - 4) + "\" y2=\"" + Num(legend_y - 4) + "\" stroke=\"" +
-              col + "\" stroke-width=\"2.2\"" + (series.dashed ? " stroke-dasharray=\"5 3\"" : "") +
-              "/>";
-    legend += Text(kLeft + plot_w - 164, legend_y, series.label, "start", "legend");
-    legend_y += 16;
   }
-  // Shift the legend block to the bottom of the plot.
-  const double shift = plot_h - (legend_y - kTop) - 4;
-  s += "<g transform=\"translate(0 " + Num(std::max(0.0, shift)) + ")\">" + "<rect x=\"" +
-       Num(kLeft + plot_w - 196) + "\" y=\"" + Num(kTop + 1) + "\" width=\"192\" height=\"" +
-       Num(legend_y - kTop - 4) + "\" fill=\"#ffffff\" fill-opacity=\"0.85\"/>" + legend + "</g>";
-  s += "</svg>";
+  s += "</g></svg>";
   return s;
 }
 

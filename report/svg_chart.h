@@ -34,8 +34,8 @@ struct LineChart {
   std::string y_label;
   double x_max = 0;  // the x axis runs from 0 (or 1) to at least this
   std::vector<ChartSeries> series;
-  int width = 720;
-  int height = 320;
+  int width = 1024;
+  int height = 340;
 };
 
 std::string LineChartSvg(const LineChart& chart);
