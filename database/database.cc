@@ -3,6 +3,7 @@
 #include <sqlite3.h>
 
 #include <algorithm>
+#include <cmath>
 #include <ctime>
 #include <istream>
 #include <map>
@@ -71,7 +72,9 @@ CREATE INDEX jobs_by_state ON jobs(state);
       // Kiln's own measurements, 'tvm' for one imported from a MetaSchedule
       // database (database/tvm_import.h), with `source_run_seconds`, the run
       // seconds the source reported. records_best is rebuilt to leave stale
-      // records out.
+      // records out. `peers`: the time another implementation takes for a
+      // workload on a target (PeerFigure in database/database.h), which
+      // `kiln report` sets the best record against.
       R"sql(
 ALTER TABLE records ADD COLUMN stale INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE records ADD COLUMN machine_load REAL NOT NULL DEFAULT -1;
@@ -81,6 +84,10 @@ ALTER TABLE records ADD COLUMN source_run_seconds TEXT NOT NULL DEFAULT '[]';
 DROP INDEX records_best;
 CREATE INDEX records_best ON records(workload_id, target_id, median_seconds)
   WHERE status = 'ok' AND verified = 1 AND stale = 0;
+CREATE TABLE peers(
+  workload_id INTEGER NOT NULL REFERENCES workloads(id), target TEXT NOT NULL,
+  name TEXT NOT NULL, seconds REAL NOT NULL, note TEXT NOT NULL, timestamp INTEGER NOT NULL,
+  UNIQUE(workload_id, target, name));
 )sql",
   };
   return m;
@@ -263,7 +270,7 @@ struct Database::Impl {
     if (version == kSchemaVersion) return;
     // An older file opened read-only is read as it is: migrations since
     // version 1 only add tables (version 2: the farm's jobs) or columns that
-    // a view stands in for (version 3), and query,
+    // a view stands in for (version 3; its peers table is looked for), and query,
     // compile and the C API read records, so a build pipeline keeps reading
     // a database that a newer Kiln has not written yet.
     if (read_only && version >= 1) {
@@ -893,6 +900,37 @@ std::string Database::IntegrityCheck() const {
   Impl::Stmt s = impl_->Prepare("PRAGMA integrity_check");
   std::string out;
   while (s.Step()) out += (out.empty() ? "" : "\n") + ColumnText(s.get(), 0);
+  return out;
+}
+
+void Database::SetPeer(WorkloadId workload, const PeerFigure& peer) {
+  if (peer.name.empty()) throw DatabaseError(impl_->path + ": a peer figure needs a name");
+  if (!(peer.seconds > 0) || !std::isfinite(peer.seconds)) {
+    throw DatabaseError(impl_->path + ": peer '" + peer.name + "': seconds must be positive, not " +
+                        std::to_string(peer.seconds));
+  }
+  Impl::Stmt s = impl_->Prepare(
+      "INSERT OR REPLACE INTO peers(workload_id, target, name, seconds, note, timestamp) "
+      "VALUES (?, ?, ?, ?, ?, ?)");
+  s.Bind(1, workload).Bind(2, NormalizeTarget(peer.target)).Bind(3, peer.name);
+  s.Bind(4, peer.seconds).Bind(5, peer.note).Bind(6, peer.timestamp);
+  s.Step();
+}
+
+std::vector<PeerFigure> Database::Peers(WorkloadId workload, const std::string& target) const {
+  // An older file opened read-only has no peers table: it has no peers.
+  Impl::Stmt t = impl_->Prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'peers'");
+  if (!t.Step()) return {};
+  Impl::Stmt s = impl_->Prepare(
+      "SELECT target, name, seconds, note, timestamp FROM peers WHERE workload_id = ? AND "
+      "(? = '' OR target = ?) ORDER BY target, name");
+  const std::string normalized = target.empty() ? "" : NormalizeTarget(target);
+  s.Bind(1, workload).Bind(2, normalized).Bind(3, normalized);
+  std::vector<PeerFigure> out;
+  while (s.Step()) {
+    out.push_back({ColumnText(s.get(), 0), ColumnText(s.get(), 1), sqlite3_column_double(s.get(), 2),
+                   ColumnText(s.get(), 3), sqlite3_column_int64(s.get(), 4)});
+  }
   return out;
 }
 

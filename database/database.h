@@ -57,6 +57,18 @@ struct JobRow {
   int64_t updated = 0;
 };
 
+// Another implementation's time for a workload on a target (a vendor library,
+// TVM, a hand-written kernel), stored with `kiln db peer add` so that
+// `kiln report` can give the tuned best as a ratio against it. One figure per
+// (workload, target, name); a new one replaces the old.
+struct PeerFigure {
+  std::string target;  // normalized on store
+  std::string name;    // "openblas-sgemm", "tvm-0.27"
+  double seconds = 0;  // the peer's time for one call
+  std::string note;    // how it was measured, for people
+  int64_t timestamp = 0;
+};
+
 struct DatabaseStats {
   int64_t workloads = 0;
   int64_t targets = 0;
@@ -153,6 +165,12 @@ class Database {
   void SetJobPool(int64_t id, const std::string& pool);
   std::optional<JobRow> Job(int64_t id) const;
   std::vector<JobRow> Jobs() const;  // by id
+
+  // Peer figures (PeerFigure). SetPeer throws DatabaseError for an empty
+  // name or a time that is not positive; Peers with an empty target returns
+  // those of every target, and none for a file older than schema version 3.
+  void SetPeer(WorkloadId workload, const PeerFigure& peer);
+  std::vector<PeerFigure> Peers(WorkloadId workload, const std::string& target = "") const;
 
  private:
   struct Impl;

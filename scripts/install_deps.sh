@@ -12,6 +12,7 @@ PACKAGES=(
   llvm-16-dev libzstd-dev
   libcli11-dev libspdlog-dev libfmt-dev nlohmann-json3-dev libxxhash-dev
   libopenblas-dev libbenchmark-dev
+  chromium  # headless, for the browser test of `kiln report` (tests/tools/report_cli_test.cc)
 )
 
 missing=()

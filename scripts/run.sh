@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Kiln's main job: a real tuning run. Builds what is missing, tunes a workload
 # on this machine into ./kiln.db (a rerun tops up instead of starting over),
-# then shows the `kiln query` hit a build pipeline would get.
+# then shows the `kiln query` hit a build pipeline would get and writes the
+# run's report page (./report.html: tuning curve, latencies, best schedule).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/build.sh
@@ -15,3 +16,6 @@ echo "== kiln tune --workload $WORKLOAD --target host --trials $TRIALS --db $DB"
 echo
 echo "== kiln query --db $DB --workload $WORKLOAD --target host --why"
 "$KILN" query --db "$DB" --workload "$WORKLOAD" --target host --why
+echo
+echo "== kiln report --db $DB --workload $WORKLOAD -o ${KILN_REPORT:-report.html}"
+"$KILN" report --db "$DB" --workload "$WORKLOAD" -o "${KILN_REPORT:-report.html}"

@@ -39,6 +39,7 @@ struct RecordTemplate {
   std::string host;
   std::string kiln_version;
   uint64_t seed = 0;
+  std::string job_id;
 };
 
 // Commits one record per result (infra errors aside) to state.db and marks

@@ -82,7 +82,7 @@ TuneSummary Tune(const TuneContext& ctx, Runner& runner, database::Database& db,
   const database::WorkloadId wid = db.CommitWorkload(task.workload);
   const double flops = ir::EstimateFlops(task.workload);
   RecordTemplate record{workload_hash, opts.fingerprint, {}, HostName(), KILN_VERSION_STRING,
-                        opts.seed};
+                        opts.seed, opts.job_id};
   for (const ArgInfo& a : ArgInfoOf(task.workload)) record.args.push_back({a.dtype.str(), a.shape});
 
   TuneSummary summary;

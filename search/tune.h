@@ -39,6 +39,7 @@ struct TuneOptions {
   // The search seed (it replaces ctx.seed); stored in every record's provenance.
   uint64_t seed = 0;
   std::string fingerprint;   // the measuring machine (required): stored with every record
+  std::string job_id;        // the farm job the records belong to ("" for kiln tune)
   // Checked between batches: when set, the loop stops after committing the
   // batch in flight.
   const std::atomic<bool>* stop = nullptr;

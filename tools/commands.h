@@ -18,5 +18,8 @@ void RegisterTuneCommands(CLI::App& app, int* exit_code);
 void RegisterTargetCommands(CLI::App& app, int* exit_code);
 void RegisterModelCommands(CLI::App& app, int* exit_code);
 void RegisterFarmCommands(CLI::App& app, int* exit_code);
+// After RegisterDbCommands: it adds `kiln db peer`.
+void RegisterReportCommands(CLI::App& app, int* exit_code);
+void RegisterConfigCommands(CLI::App& app, int* exit_code);
 
 }  // namespace kiln::tools

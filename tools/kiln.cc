@@ -28,6 +28,8 @@ int main(int argc, char** argv) {
   kiln::tools::RegisterTargetCommands(app, &exit_code);
   kiln::tools::RegisterModelCommands(app, &exit_code);
   kiln::tools::RegisterFarmCommands(app, &exit_code);
+  kiln::tools::RegisterReportCommands(app, &exit_code);
+  kiln::tools::RegisterConfigCommands(app, &exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -37,7 +37,14 @@ struct TuneCliOptions {
   bool build_only = false;  // sample and build one batch, measure nothing (tools/build_only.h)
   // Flags given on the command line; with --job they override the file.
   std::set<std::string> given;
+  std::string target_preset;  // --target-preset NAME|FILE (configs/targets/)
+  std::string search_preset;  // --search-preset NAME|FILE (configs/search/)
 };
+
+// Fills the options a --target-preset / --search-preset sets and the command
+// line does not, and marks them given (tools/config_commands.cc). Throws
+// config::ConfigError for a missing or invalid preset.
+void ApplyPresets(TuneCliOptions* o);
 
 // The cost models `--cost-model` accepts.
 extern const std::vector<std::string> kCostModels;

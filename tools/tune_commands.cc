@@ -311,6 +311,11 @@ void RegisterTuneCommands(CLI::App& app, int* exit_code) {
                 "measuring or storing (for cuda: CUDA C, NVRTC, PTX assembled for the arch)");
   cmd->add_flag("--no-final-remeasure", o->no_final_remeasure,
                 "Do not re-measure the best 3 records with more repeats before reporting the best");
+  cmd->add_option("--target-preset", o->target_preset,
+                  "A target preset: a name in configs/targets/ (znver4-2core) or a file");
+  cmd->add_option("--search-preset", o->search_preset,
+                  "A search preset: a name in configs/search/ (quick, default, thorough) or a file; "
+                  "flags given on the command line win");
   cmd->add_flag("--json", o->as_json, "Print the summary as JSON");
   cmd->add_flag("-v,--verbose", o->verbose, "Log every batch and the sampling failures to stderr");
   cmd->callback([o, exit_code, cmd] {
@@ -319,6 +324,10 @@ void RegisterTuneCommands(CLI::App& app, int* exit_code) {
                                "--number", "--repeat", "--min-repeat-ms", "--timeout"}) {
         if (cmd->count(flag) > 0) o->given.insert(flag);
       }
+      for (const char* flag : {"--cost-model", "--task-scheduler", "--trials-per-task"}) {
+        if (cmd->count(flag) > 0) o->given.insert(flag);
+      }
+      ApplyPresets(o.get());
       if (o->workloads.empty() && o->job.empty())
         throw std::runtime_error("tune: give --workload (once or more) or --job FILE");
       *exit_code = (o->workloads.size() == 1 && o->job.empty()) ? TuneOne(*o) : TuneMany(*o);

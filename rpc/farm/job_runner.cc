@@ -182,6 +182,7 @@ void RunJob(JobHandle& job, const JobRunContext& ctx) {
       opts.trials_per_iter = spec.strategy().trials_per_iter() > 0 ? spec.strategy().trials_per_iter() : 16;
       opts.seed = spec.seed();
       opts.fingerprint = fingerprint;
+      opts.job_id = std::to_string(job.id());  // `kiln report --job ID` picks the job's records
       opts.stop = &job.stop;
       const double flops = ir::EstimateFlops(func);
       opts.on_progress = [&](const search::TuneProgress& p) {

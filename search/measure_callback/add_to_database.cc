@@ -42,6 +42,7 @@ class AddToDatabase : public MeasureCallback {
     rec.provenance.host = t_.host;
     rec.provenance.kiln_version = t_.kiln_version;
     rec.provenance.seed = t_.seed;
+    rec.provenance.job_id = t_.job_id;
     rec.provenance.timestamp = static_cast<int64_t>(std::time(nullptr));
     return rec;
   }

@@ -8,7 +8,7 @@ namespace kiln::database::testing {
 // Drops every column version 3 added and rebuilds records_best as version 2
 // had it; the caller sets user_version.
 inline constexpr const char* kDropVersion3 =
-    "DROP INDEX records_best; "
+    "DROP TABLE peers; DROP INDEX records_best; "
     "ALTER TABLE records DROP COLUMN stale; "
     "ALTER TABLE records DROP COLUMN machine_load; "
     "ALTER TABLE records DROP COLUMN wide_spread; "

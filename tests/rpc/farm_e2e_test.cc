@@ -62,6 +62,15 @@ TEST(FarmE2E, TwoWorkersRunAJobThatMatchesKilnTuneAndAnswersQueries) {
   ASSERT_EQ(listed["jobs"].size(), 1u);
   EXPECT_EQ(listed["jobs"][0]["state"], "JOB_STATE_DONE");
   EXPECT_EQ(listed["jobs"][0]["records"], "8");
+  // Its records carry the job's id: a report of that job holds all eight.
+  {
+    const nlohmann::json id = listed["jobs"][0]["id"];
+    const std::string job_id = id.is_string() ? id.get<std::string>() : id.dump();
+    TempFile page("");
+    auto report = RunKiln("report --db " + farm.db() + " --job " + job_id + " -o " + page.path());
+    EXPECT_EQ(report.code, 0) << report.out;
+    EXPECT_NE(report.out.find(", 8 records"), std::string::npos) << report.out;
+  }
 
   // The same answer from the farm as from the file, hit and miss alike.
   for (const std::string& flags : {std::string(" --json"), std::string(" --why")}) {
