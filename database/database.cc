@@ -63,6 +63,13 @@ CREATE TABLE jobs(
   created INTEGER NOT NULL, updated INTEGER NOT NULL);
 CREATE INDEX jobs_by_state ON jobs(state);
 )sql",
+      // Version 3: who asked (rpc/farm/auth_file.h): the farm principal's
+      // name that submitted a job and whose job committed a record; '' for
+      // records measured outside the farm and for older rows.
+      R"sql(
+ALTER TABLE records ADD COLUMN principal TEXT NOT NULL DEFAULT '';
+ALTER TABLE jobs ADD COLUMN principal TEXT NOT NULL DEFAULT '';
+)sql",
   };
   return m;
 }
@@ -109,6 +116,7 @@ struct Database::Impl {
   sqlite3* db = nullptr;
   std::string path;
   bool read_only = false;
+  std::string commit_principal;  // stored with every record this handle commits
   int txn_depth = 0;
   std::unordered_map<std::string, sqlite3_stmt*> statements;
   // Parsed workloads by hash, so structural equality checks parse once.
@@ -238,7 +246,8 @@ struct Database::Impl {
     // An older file opened read-only is read as it is: migrations since
     // version 1 only add tables (version 2: the farm's jobs), and query,
     // compile and the C API read records, so a build pipeline keeps reading
-    // a database that a newer Kiln has not written yet.
+    // a database that a newer Kiln has not written yet (version 3 adds
+    // columns that the record read path does not select).
     if (read_only && version >= 1) return;
     if (read_only) {
       throw DatabaseError(path + (tables == 0 ? ": empty file, not a Kiln tuning database"
@@ -319,13 +328,13 @@ struct Database::Impl {
     Stmt s = Prepare(
         "INSERT OR IGNORE INTO records(workload_id, target_id, trace_hash, trace_json, "
         "run_seconds, median_seconds, status, message, verified, args, host, kiln_version, "
-        "seed, job_id, timestamp) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+        "seed, job_id, timestamp, principal) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
     s.Bind(1, workload).Bind(2, target_id).Bind(3, trace_hash).Bind(4, trace);
     s.Bind(5, json(in.run_seconds).dump()).Bind(6, Median(in.run_seconds));
     s.Bind(7, in.status).Bind(8, in.message).Bind(9, int64_t{in.verified ? 1 : 0});
     s.Bind(10, ArgsToJson(in.args).dump()).Bind(11, in.provenance.host);
     s.Bind(12, in.provenance.kiln_version).Bind(13, static_cast<int64_t>(in.provenance.seed));
-    s.Bind(14, in.provenance.job_id).Bind(15, in.provenance.timestamp);
+    s.Bind(14, in.provenance.job_id).Bind(15, in.provenance.timestamp).Bind(16, commit_principal);
     s.Step();
     return sqlite3_changes(db) > 0;
   }
@@ -766,22 +775,26 @@ JobRow ReadJobRow(sqlite3_stmt* s) {
   j.message = ColumnText(s, 5);
   j.created = sqlite3_column_int64(s, 6);
   j.updated = sqlite3_column_int64(s, 7);
+  j.principal = ColumnText(s, 8);
   return j;
 }
 
-constexpr const char* kJobColumns = "id, spec, state, priority, pool, message, created, updated";
+constexpr const char* kJobColumns = "id, spec, state, priority, pool, message, created, updated, principal";
 
 }  // namespace
 
-int64_t Database::CreateJob(const std::string& spec, int64_t priority, const std::string& state) {
+int64_t Database::CreateJob(const std::string& spec, int64_t priority, const std::string& state,
+                            const std::string& principal) {
   const int64_t now = static_cast<int64_t>(std::time(nullptr));
   Impl::Stmt s = impl_->Prepare(
-      "INSERT INTO jobs(spec, state, priority, pool, message, created, updated) "
-      "VALUES (?, ?, ?, '', '', ?, ?)");
-  s.Bind(1, spec).Bind(2, state).Bind(3, priority).Bind(4, now).Bind(5, now);
+      "INSERT INTO jobs(spec, state, priority, pool, message, created, updated, principal) "
+      "VALUES (?, ?, ?, '', '', ?, ?, ?)");
+  s.Bind(1, spec).Bind(2, state).Bind(3, priority).Bind(4, now).Bind(5, now).Bind(6, principal);
   s.Step();
   return sqlite3_last_insert_rowid(impl_->db);
 }
+
+void Database::SetCommitPrincipal(const std::string& principal) { impl_->commit_principal = principal; }
 
 void Database::UpdateJob(int64_t id, const std::string& state, const std::string& message) {
   Impl::Stmt s = impl_->Prepare("UPDATE jobs SET state = ?, message = ?, updated = ? WHERE id = ?");

@@ -12,6 +12,7 @@ PACKAGES=(
   llvm-16-dev libzstd-dev
   libcli11-dev libspdlog-dev libfmt-dev nlohmann-json3-dev libxxhash-dev
   libopenblas-dev libbenchmark-dev
+  libssl-dev libcpp-httplib-dev openssl
 )
 
 missing=()

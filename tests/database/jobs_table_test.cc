@@ -57,10 +57,11 @@ TEST_F(JobsTable, AVersionOneFileIsMigrated) {
     Database db = Database::Open(path_);
     db.CreateJob("{}", 0, "queued");
   }
-  // Turn it back into a version 1 file: no jobs table, user_version 1.
+  // Turn it back into a version 1 file: no jobs table, no principal column
+  // (version 3), user_version 1.
   sqlite3* s = nullptr;
   ASSERT_EQ(sqlite3_open(path_.c_str(), &s), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(s, "DROP TABLE jobs; PRAGMA user_version = 1;", nullptr, nullptr, nullptr), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(s, "DROP TABLE jobs; ALTER TABLE records DROP COLUMN principal; PRAGMA user_version = 1;", nullptr, nullptr, nullptr), SQLITE_OK);
   sqlite3_close(s);
   {
     // Read-only, it is read as it is (records need no migration); the jobs
@@ -71,7 +72,8 @@ TEST_F(JobsTable, AVersionOneFileIsMigrated) {
   }
   Database db = Database::Open(path_);
   EXPECT_TRUE(db.Jobs().empty());
-  EXPECT_EQ(db.CreateJob("{}", 0, "queued"), 1);
+  EXPECT_EQ(db.CreateJob("{}", 0, "queued", "alice"), 1);
+  EXPECT_EQ(db.Job(1)->principal, "alice");
 }
 
 }  // namespace
