@@ -2,6 +2,8 @@
 
 #include <iostream>
 
+#include "rpc/farm/coordinator.h"
+
 namespace kiln::tools {
 
 void AddFarmClientFlags(CLI::App* cmd, FarmClientFlags& f, bool farm_optional) {
@@ -22,7 +24,9 @@ void AddFarmClientFlags(CLI::App* cmd, FarmClientFlags& f, bool farm_optional) {
 rpc::farm::FarmClientOptions ResolveFarmClient(const FarmClientFlags& f) {
   rpc::farm::FarmClientOptions o = f.options;
   o.token = rpc::farm::ResolveToken(f.token_file);
-  if (o.insecure) {
+  // On loopback, plaintext crosses no network (and a coordinator serves
+  // plaintext elsewhere only with --insecure-any-address, which warns there).
+  if (o.insecure && !rpc::farm::IsLoopbackAddress(o.farm)) {
     std::cerr << "kiln: warning: --insecure: plaintext connection to " << o.farm
               << " (the token and workloads are not encrypted)\n";
   }

@@ -20,7 +20,7 @@ struct FarmClientFlags {
 // --farm, required unless `farm_optional`).
 void AddFarmClientFlags(CLI::App* cmd, FarmClientFlags& f, bool farm_optional = false);
 // The options with the token read (--token-file or KILN_TOKEN); warns on
-// stderr about --insecure.
+// stderr about --insecure to a non-loopback address.
 rpc::farm::FarmClientOptions ResolveFarmClient(const FarmClientFlags& f);
 
 }  // namespace kiln::tools
