@@ -6,7 +6,9 @@
 //   - dispatch throughput: candidates measured per second of wall time,
 //   - worker utilization: simulated measurement time over workers x wall,
 //   - commit throughput: records per second of commit time (the
-//     coordinator's kiln_farm_commit_seconds histogram) and per second of wall,
+//     coordinator's kiln_farm_commit_seconds histogram: from a batch's last
+//     result until its records are committed and the search, cost model
+//     included, has taken them in) and per second of wall,
 //   - coordinator overhead: the coordinator process's CPU time (search,
 //     dispatch, gRPC, SQLite) per candidate,
 // and whether the goals are met: utilization >= 90% with 50 ms measurements,
@@ -265,7 +267,8 @@ int main(int argc, char** argv) {
   std::printf("dispatch throughput: %.0f candidates/s (ideal %.0f)\n", candidates / wall,
               registered / measure_seconds);
   std::printf("worker utilization: %.1f%%\n", 100 * utilization);
-  std::printf("commit throughput: %.0f records/s of commit time (%.3f s committing), %.0f records/s of wall\n",
+  std::printf("commit throughput: %.0f records/s of commit time (%.3f s committing, cost model update included), "
+              "%.0f records/s of wall\n",
               commit_sum > 0 ? records / commit_sum : 0, commit_sum, records / wall);
   std::printf("coordinator overhead: %.3f ms CPU per candidate (%.2f s CPU, search included)\n", overhead_ms, cpu);
   std::printf("records: %lld in the database, %lld distinct, %lld asked for; %g late results dropped\n",

@@ -82,7 +82,8 @@ std::string FarmMetrics::Render(const v1::FarmStatusResponse& status) const {
   for (const auto& [s, n] : results_) out += fmt::format("kiln_farm_results_total{{status=\"{}\"}} {}\n", EscapeLabel(s), n);
   header("kiln_farm_refused_total", "counter", "Requests refused, by reason.");
   for (const auto& [r, n] : refused_) out += fmt::format("kiln_farm_refused_total{{reason=\"{}\"}} {}\n", EscapeLabel(r), n);
-  header("kiln_farm_commit_seconds", "histogram", "Seconds from a batch's last result to its records committed.");
+  header("kiln_farm_commit_seconds", "histogram", "Seconds from a batch's last result until its records are committed and the search has taken them in "
+         "(cost model update included).");
   for (size_t i = 0; i < kCommitBuckets.size(); ++i) {
     out += fmt::format("kiln_farm_commit_seconds_bucket{{le=\"{}\"}} {}\n", kCommitBuckets[i], commit_buckets_[i]);
   }
