@@ -35,6 +35,13 @@ kiln_require(XXHASH_FOUND "xxHash" "libxxhash-dev")
 add_library(kiln_xxhash INTERFACE)
 target_link_libraries(kiln_xxhash INTERFACE PkgConfig::XXHASH)
 
+# The farm: OpenSSL's libcrypto (SHA-256 and constant-time comparison of
+# tokens, rpc/farm/auth_file.cc) and cpp-httplib (the /metrics endpoint).
+find_package(OpenSSL QUIET)
+kiln_require(OpenSSL_FOUND "OpenSSL" "libssl-dev")
+pkg_check_modules(HTTPLIB QUIET IMPORTED_TARGET cpp-httplib)
+kiln_require(HTTPLIB_FOUND "cpp-httplib" "libcpp-httplib-dev")
+
 # Protobuf ships no CMake config on Debian: module mode.
 find_package(Protobuf 3.21 QUIET)
 kiln_require(Protobuf_FOUND "Protobuf" "libprotobuf-dev protobuf-compiler")

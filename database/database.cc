@@ -74,7 +74,9 @@ CREATE INDEX jobs_by_state ON jobs(state);
       // seconds the source reported. records_best is rebuilt to leave stale
       // records out. `peers`: the time another implementation takes for a
       // workload on a target (PeerFigure in database/database.h), which
-      // `kiln report` sets the best record against.
+      // `kiln report` sets the best record against. `principal`: the farm
+      // principal (rpc/farm/auth_file.h) that submitted a job and whose job
+      // committed a record; '' outside the farm and for older rows.
       R"sql(
 ALTER TABLE records ADD COLUMN stale INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE records ADD COLUMN machine_load REAL NOT NULL DEFAULT -1;
@@ -88,6 +90,8 @@ CREATE TABLE peers(
   workload_id INTEGER NOT NULL REFERENCES workloads(id), target TEXT NOT NULL,
   name TEXT NOT NULL, seconds REAL NOT NULL, note TEXT NOT NULL, timestamp INTEGER NOT NULL,
   UNIQUE(workload_id, target, name));
+ALTER TABLE records ADD COLUMN principal TEXT NOT NULL DEFAULT '';
+ALTER TABLE jobs ADD COLUMN principal TEXT NOT NULL DEFAULT '';
 )sql",
   };
   return m;
@@ -141,6 +145,7 @@ struct Database::Impl {
   std::string path;
   bool read_only = false;
   int schema_version = kSchemaVersion;  // what the file holds (older only read-only)
+  std::string commit_principal;  // stored with every record this handle commits
   int txn_depth = 0;
   std::unordered_map<std::string, sqlite3_stmt*> statements;
   // Parsed workloads by hash, so structural equality checks parse once.
@@ -278,8 +283,10 @@ struct Database::Impl {
       // the table for this connection only (the file is not written).
       if (version < 3) {
         Exec("CREATE TEMP VIEW records AS SELECT *, 0 AS stale, -1.0 AS machine_load, "
-             "0 AS wide_spread, '' AS provenance, '[]' AS source_run_seconds FROM main.records");
+             "0 AS wide_spread, '' AS provenance, '[]' AS source_run_seconds, '' AS principal "
+             "FROM main.records");
       }
+      if (version == 2) Exec("CREATE TEMP VIEW jobs AS SELECT *, '' AS principal FROM main.jobs");
       return;
     }
     if (read_only) {
@@ -363,7 +370,7 @@ struct Database::Impl {
         "INSERT OR IGNORE INTO records(workload_id, target_id, trace_hash, trace_json, "
         "run_seconds, median_seconds, status, message, verified, args, host, kiln_version, "
         "seed, job_id, timestamp, stale, machine_load, wide_spread, provenance, "
-        "source_run_seconds) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+        "source_run_seconds, principal) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
     s.Bind(1, workload).Bind(2, target_id).Bind(3, trace_hash).Bind(4, trace);
     s.Bind(5, json(in.run_seconds).dump()).Bind(6, Median(in.run_seconds));
     s.Bind(7, in.status).Bind(8, in.message).Bind(9, int64_t{in.verified ? 1 : 0});
@@ -373,6 +380,7 @@ struct Database::Impl {
     s.Bind(16, int64_t{in.stale ? 1 : 0}).Bind(17, in.machine_load);
     s.Bind(18, int64_t{in.wide_spread ? 1 : 0});
     s.Bind(19, in.provenance.source).Bind(20, json(in.provenance.source_run_seconds).dump());
+    s.Bind(21, commit_principal);
     s.Step();
     return sqlite3_changes(db) > 0;
   }
@@ -851,22 +859,26 @@ JobRow ReadJobRow(sqlite3_stmt* s) {
   j.message = ColumnText(s, 5);
   j.created = sqlite3_column_int64(s, 6);
   j.updated = sqlite3_column_int64(s, 7);
+  j.principal = ColumnText(s, 8);
   return j;
 }
 
-constexpr const char* kJobColumns = "id, spec, state, priority, pool, message, created, updated";
+constexpr const char* kJobColumns = "id, spec, state, priority, pool, message, created, updated, principal";
 
 }  // namespace
 
-int64_t Database::CreateJob(const std::string& spec, int64_t priority, const std::string& state) {
+int64_t Database::CreateJob(const std::string& spec, int64_t priority, const std::string& state,
+                            const std::string& principal) {
   const int64_t now = static_cast<int64_t>(std::time(nullptr));
   Impl::Stmt s = impl_->Prepare(
-      "INSERT INTO jobs(spec, state, priority, pool, message, created, updated) "
-      "VALUES (?, ?, ?, '', '', ?, ?)");
-  s.Bind(1, spec).Bind(2, state).Bind(3, priority).Bind(4, now).Bind(5, now);
+      "INSERT INTO jobs(spec, state, priority, pool, message, created, updated, principal) "
+      "VALUES (?, ?, ?, '', '', ?, ?, ?)");
+  s.Bind(1, spec).Bind(2, state).Bind(3, priority).Bind(4, now).Bind(5, now).Bind(6, principal);
   s.Step();
   return sqlite3_last_insert_rowid(impl_->db);
 }
+
+void Database::SetCommitPrincipal(const std::string& principal) { impl_->commit_principal = principal; }
 
 void Database::UpdateJob(int64_t id, const std::string& state, const std::string& message) {
   Impl::Stmt s = impl_->Prepare("UPDATE jobs SET state = ?, message = ?, updated = ? WHERE id = ?");

@@ -55,6 +55,7 @@ struct JobRow {
   std::string message;
   int64_t created = 0;  // seconds since the Unix epoch
   int64_t updated = 0;
+  std::string principal;  // the farm principal that submitted it (schema version 3)
 };
 
 // Another implementation's time for a workload on a target (a vendor library,
@@ -160,7 +161,11 @@ class Database {
 
   // Farm jobs (JobRow). Update and SetJobPool throw DatabaseError for an
   // unknown id.
-  int64_t CreateJob(const std::string& spec, int64_t priority, const std::string& state);
+  int64_t CreateJob(const std::string& spec, int64_t priority, const std::string& state,
+                    const std::string& principal = "");
+  // The farm principal stored with every record this handle commits from
+  // now on (records.principal, schema version 3); '' outside the farm.
+  void SetCommitPrincipal(const std::string& principal);
   void UpdateJob(int64_t id, const std::string& state, const std::string& message);
   void SetJobPool(int64_t id, const std::string& pool);
   std::optional<JobRow> Job(int64_t id) const;

@@ -13,6 +13,7 @@ PACKAGES=(
   libcli11-dev libspdlog-dev libfmt-dev nlohmann-json3-dev libxxhash-dev
   libopenblas-dev libbenchmark-dev
   chromium  # headless, for the browser test of `kiln report` (tests/tools/report_cli_test.cc)
+  libssl-dev libcpp-httplib-dev openssl
 )
 
 missing=()

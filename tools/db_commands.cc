@@ -16,6 +16,8 @@
 #include "ir/text/printer.h"
 #include "ir/structural_hash.h"
 #include "kiln/v1/farm.grpc.pb.h"
+#include "rpc/farm/farm_client.h"
+#include "tools/farm_client_flags.h"
 #include "search/target_lookup.h"
 #include "tools/commands.h"
 #include "tools/target_spec.h"
@@ -66,18 +68,20 @@ QueryAnswer LookUpLocal(const std::string& db_path, const ir::PrimFunc& func,
           found.exact, std::move(found.note), std::move(found.refused)};
 }
 
-QueryAnswer LookUpFarm(const std::string& farm, const ResolvedWorkload& w, const std::string& target) {
-  auto stub = v1::FarmService::NewStub(grpc::CreateChannel(farm, grpc::InsecureChannelCredentials()));
+QueryAnswer LookUpFarm(const FarmClientFlags& flags, const ResolvedWorkload& w, const std::string& target) {
+  const rpc::farm::FarmClientOptions client = ResolveFarmClient(flags);
+  const std::string& farm = client.farm;
+  auto stub = v1::FarmService::NewStub(rpc::farm::DialFarm(client));
   v1::QueryRequest req;
   req.mutable_workload()->set_text(ir::ToText(w.func));
   req.mutable_workload()->set_structural_hash(ir::StructuralHashHex(w.func));
   req.mutable_workload()->set_name(w.label);
   req.mutable_target()->set_spec(target);
   grpc::ClientContext context;
-  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(60));
+  rpc::farm::PrepareCall(client, &context, /*deadline=*/true);
   v1::QueryResponse resp;
   grpc::Status s = stub->Query(&context, req, &resp);
-  if (!s.ok()) throw std::runtime_error("farm " + farm + ": " + s.error_message());
+  if (!s.ok()) throw std::runtime_error(rpc::farm::DescribeFailure(farm, s));
   QueryAnswer a;
   if (resp.hit()) {
     const json record = json::parse(resp.record_json());
@@ -96,8 +100,9 @@ QueryAnswer LookUpFarm(const std::string& farm, const ResolvedWorkload& w, const
   return a;
 }
 
-int Query(const std::string& db_path, const std::string& farm, const std::string& workload,
+int Query(const std::string& db_path, const FarmClientFlags& farm_flags, const std::string& workload,
           const std::string& target_spec, const std::string& match, bool as_json, bool why) {
+  const std::string& farm = farm_flags.options.farm;
   if (db_path.empty() == farm.empty()) throw std::runtime_error("give exactly one of --db and --farm");
   const search::TargetMatch mode = search::ParseTargetMatch(match);
   if (!farm.empty() && mode != search::TargetMatch::kExact)
@@ -106,7 +111,7 @@ int Query(const std::string& db_path, const std::string& farm, const std::string
   const std::string target = asking.ToString();
   ResolvedWorkload w = ResolveWorkload(workload);
   const QueryAnswer found =
-      farm.empty() ? LookUpLocal(db_path, w.func, asking, mode) : LookUpFarm(farm, w, target);
+      farm.empty() ? LookUpLocal(db_path, w.func, asking, mode) : LookUpFarm(farm_flags, w, target);
   const std::optional<database::TuningRecord>& best = found.best;
   const database::MissReason& miss = found.miss;
   if (as_json) {
@@ -174,14 +179,15 @@ void AddDb(CLI::App* cmd, std::string& db) {
 
 void RegisterDbCommands(CLI::App& app, int* exit_code) {
   struct QueryArgs {
-    std::string db, farm, workload, target, match = "exact";
+    std::string db, workload, target, match = "exact";
+    FarmClientFlags farm;
     bool json = false, why = false;
   };
   auto q = std::make_shared<QueryArgs>();
   auto* query = app.add_subcommand(
       "query", "Look up the best tuned record for a workload and target (exit 0 hit, 3 miss)");
   query->add_option("--db", q->db, "Tuning database file");
-  query->add_option("--farm", q->farm, "Or a farm coordinator HOST:PORT (its database)");
+  AddFarmClientFlags(query, q->farm, /*farm_optional=*/true);  // --farm: or a coordinator (its database)
   query->add_option("--workload", q->workload, "Suite name (GMM, GMM:3) or a text file")->required();
   query->add_option("--target", q->target, "Target string, e.g. 'llvm -mcpu=skylake-avx512'")
       ->required();

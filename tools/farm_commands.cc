@@ -2,7 +2,8 @@
 // coordinator), `kiln worker` (dials in and measures), `kiln submit` (sends
 // a job and follows it), `kiln jobs` (list, watch, cancel) and `kiln farm
 // status` (workers and pools). The work is in rpc/farm/; this file parses
-// flags and prints.
+// flags and prints. Clients share the TLS and token flags of
+// tools/farm_client_flags.h.
 #include <google/protobuf/util/json_util.h>
 #include <grpcpp/grpcpp.h>
 #include <spdlog/spdlog.h>
@@ -24,9 +25,12 @@
 #include "rpc/farm/coordinator.h"
 #include "rpc/farm/job_file.h"
 #include "rpc/farm/job_runner.h"
+#include "rpc/farm/health_check.h"
+#include "rpc/farm/simulated_timing.h"
 #include "rpc/farm/worker.h"
 #include "rpc/proto_convert.h"
 #include "tools/commands.h"
+#include "tools/farm_client_flags.h"
 #include "tools/progress_text.h"
 #include "tools/target_spec.h"
 #include "tools/workload_spec.h"
@@ -54,15 +58,13 @@ void Guard(int* exit_code, F fn) {
   }
 }
 
-std::shared_ptr<grpc::Channel> Dial(const std::string& farm) {
-  grpc::ChannelArguments args;
-  args.SetMaxReceiveMessageSize(64 << 20);
-  return grpc::CreateCustomChannel(farm, grpc::InsecureChannelCredentials(), args);
-}
+std::atomic<bool> g_reload{false};
+extern "C" void OnFarmHangup(int) { g_reload.store(true); }
+
+using rpc::farm::FarmClientOptions;
 
 [[noreturn]] void RpcFailed(const std::string& farm, const grpc::Status& s) {
-  throw std::runtime_error("farm " + farm + ": " + s.error_message() + " (" +
-                           std::to_string(static_cast<int>(s.error_code())) + ")");
+  throw std::runtime_error(rpc::farm::DescribeFailure(farm, s));
 }
 
 std::string ToJson(const google::protobuf::Message& m) {
@@ -94,13 +96,31 @@ struct ServeArgs {
 
 int Serve(const ServeArgs& a) {
   spdlog::set_level(a.verbose ? spdlog::level::info : spdlog::level::warn);
+  for (const std::string& w : rpc::farm::CheckSecurityOptions(a.options)) {
+    std::cerr << "kiln farm: warning: " << w << "\n";
+  }
   rpc::farm::Coordinator coordinator(a.options);
   CatchInterrupts();
+  g_reload.store(false);
+  std::signal(SIGHUP, OnFarmHangup);
   const std::string address = coordinator.Start();
-  std::cout << "kiln farm: listening on " << address << " (database " << a.options.db_path << ")"
-            << std::endl;
+  std::cout << "kiln farm: listening on " << address << " (database " << a.options.db_path << ", "
+            << (a.options.insecure ? "plaintext" : a.options.client_ca.empty() ? "TLS" : "mutual TLS") << ", "
+            << (a.options.auth_file.empty() ? "no tokens" : "tokens from " + a.options.auth_file) << ")";
+  if (!coordinator.metrics_address().empty()) {
+    std::cout << "; metrics at http://" << coordinator.metrics_address() << "/metrics";
+  }
+  std::cout << std::endl;
   std::thread watcher([&] {
-    while (!g_interrupted.load()) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    while (!g_interrupted.load()) {
+      // SIGHUP: the auth file is read again (the handler only sets a flag).
+      if (g_reload.exchange(false)) {
+        const std::string error = coordinator.ReloadAuth();
+        if (error.empty()) std::cerr << "kiln farm: reloaded " << a.options.auth_file << std::endl;
+        else std::cerr << "kiln farm: error: " << error << " (the old principals stay)" << std::endl;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
     std::cerr << "kiln farm: shutting down; unfinished jobs resume on the next start\n";
     coordinator.Shutdown();
   });
@@ -113,7 +133,8 @@ int Serve(const ServeArgs& a) {
 // --- kiln worker -------------------------------------------------------------
 
 struct WorkerArgs {
-  std::string farm, target = "host", name;
+  FarmClientFlags client;
+  std::string target = "host", name, simulate;
   int slots = 1;
   bool verbose = false;
 };
@@ -122,15 +143,21 @@ int Worker(const WorkerArgs& a) {
   spdlog::set_level(a.verbose ? spdlog::level::debug : spdlog::level::info);
   const ir::Target target = ResolveTargetFlag(a.target);
   rpc::farm::WorkerOptions o;
-  o.farm = a.farm;
+  o.client = ResolveFarmClient(a.client);
   o.target = target.ToString();
   o.fingerprint = MachineFingerprint(target);
+  o.simulate = a.simulate;
+  if (!o.simulate.empty()) {
+    (void)rpc::farm::SimulatedTiming::Parse(o.simulate);  // a bad model fails here, not per lease
+    o.fingerprint = "simulated " + o.simulate;
+  }
   o.slots = a.slots;
   o.name = a.name;
   o.runner.build_threads = 1;  // one candidate per lease: its build is serial anyway
   o.stop = &g_interrupted;
   CatchInterrupts();
-  std::cerr << "kiln worker: serving '" << o.target << "' with " << a.slots << " slot(s) for " << a.farm
+  std::cerr << "kiln worker: serving '" << o.target << "' with " << a.slots << " slot(s) for " << o.client.farm
+            << (o.simulate.empty() ? "" : " -- SIMULATED (" + o.simulate + "): nothing is built or run")
             << std::endl;
   return rpc::farm::RunWorker(o);
 }
@@ -138,7 +165,8 @@ int Worker(const WorkerArgs& a) {
 // --- kiln submit -------------------------------------------------------------
 
 struct SubmitArgs {
-  std::string farm, job_file, target;
+  FarmClientFlags client;
+  std::string job_file, target;
   std::vector<std::string> workloads;
   int64_t trials = 0;
   int64_t seed = -1;
@@ -182,15 +210,27 @@ v1::TuningJob BuildJob(const SubmitArgs& a) {
 }
 
 // Follows a job's events on stderr; returns the exit code for its end.
-int Follow(const std::string& farm, grpc::ClientContext& context,
+int Follow(const FarmClientOptions& client, grpc::ClientContext& context,
            grpc::ClientReader<v1::JobEvent>& reader, bool detach, bool json) {
+  const std::string& farm = client.farm;
   v1::JobEvent e;
   int64_t job_id = 0;
   std::string last_line;
   std::atomic<bool> finished{false};
+  std::atomic<bool> answered{false};
+  std::atomic<bool> no_answer{false};
+  // The stream lives as long as the job; its first event must come within
+  // the RPC deadline.
+  const auto first_by = std::chrono::steady_clock::now() +
+                        std::chrono::milliseconds(static_cast<int64_t>(client.rpc_timeout_seconds * 1000));
   std::thread detacher([&] {
     while (!finished.load()) {
       if (g_interrupted.load()) {
+        context.TryCancel();
+        return;
+      }
+      if (!answered.load() && std::chrono::steady_clock::now() > first_by) {
+        no_answer.store(true);
         context.TryCancel();
         return;
       }
@@ -203,6 +243,7 @@ int Follow(const std::string& farm, grpc::ClientContext& context,
   };
   v1::JobEvent last;
   while (reader.Read(&e)) {
+    answered.store(true);
     last = e;
     if (job_id == 0) {
       job_id = e.job_id();
@@ -221,6 +262,10 @@ int Follow(const std::string& farm, grpc::ClientContext& context,
   }
   stop_detacher();
   grpc::Status s = reader.Finish();
+  if (no_answer.load()) {
+    throw std::runtime_error("farm " + farm + ": no answer within " + std::to_string(client.rpc_timeout_seconds) +
+                             " s (--rpc-timeout)");
+  }
   if (detach || (g_interrupted.load() && !last.done())) {
     if (job_id == 0) RpcFailed(farm, s);
     std::cerr << "kiln: detached from job " << job_id << "; it keeps running on the farm (watch it with "
@@ -248,27 +293,31 @@ int Follow(const std::string& farm, grpc::ClientContext& context,
 int Submit(const SubmitArgs& a) {
   v1::SubmitRequest req;
   *req.mutable_job() = BuildJob(a);
-  auto stub = v1::JobService::NewStub(Dial(a.farm));
+  const FarmClientOptions client = ResolveFarmClient(a.client);
+  auto stub = v1::JobService::NewStub(rpc::farm::DialFarm(client));
   CatchInterrupts();
   grpc::ClientContext context;
+  rpc::farm::PrepareCall(client, &context, /*deadline=*/false);
   auto reader = stub->Submit(&context, req);
-  return Follow(a.farm, context, *reader, a.detach, a.json);
+  return Follow(client, context, *reader, a.detach, a.json);
 }
 
 // --- kiln jobs ---------------------------------------------------------------
 
 struct JobsArgs {
-  std::string farm;
+  FarmClientFlags client;
   int64_t id = 0;
   bool json = false;
 };
 
 int ListJobs(const JobsArgs& a) {
-  auto stub = v1::JobService::NewStub(Dial(a.farm));
+  const FarmClientOptions client = ResolveFarmClient(a.client);
+  auto stub = v1::JobService::NewStub(rpc::farm::DialFarm(client));
   grpc::ClientContext context;
+  rpc::farm::PrepareCall(client, &context, /*deadline=*/true);
   v1::ListJobsResponse resp;
   grpc::Status s = stub->ListJobs(&context, v1::ListJobsRequest{}, &resp);
-  if (!s.ok()) RpcFailed(a.farm, s);
+  if (!s.ok()) RpcFailed(client.farm, s);
   if (a.json) {
     std::cout << ToJson(resp) << "\n";
     return 0;
@@ -290,33 +339,40 @@ int ListJobs(const JobsArgs& a) {
 }
 
 int CancelJob(const JobsArgs& a) {
-  auto stub = v1::JobService::NewStub(Dial(a.farm));
+  const FarmClientOptions client = ResolveFarmClient(a.client);
+  auto stub = v1::JobService::NewStub(rpc::farm::DialFarm(client));
   grpc::ClientContext context;
+  rpc::farm::PrepareCall(client, &context, /*deadline=*/true);
   v1::CancelJobRequest req;
   req.set_job_id(a.id);
   v1::CancelJobResponse resp;
   grpc::Status s = stub->CancelJob(&context, req, &resp);
-  if (!s.ok()) RpcFailed(a.farm, s);
+  if (!s.ok()) RpcFailed(client.farm, s);
   if (a.json) std::cout << ToJson(resp.job()) << "\n";
   else std::cout << "job " << a.id << ": " << rpc::farm::JobStateName(resp.job().state()) << "\n";
   return 0;
 }
 
 int WatchJob(const JobsArgs& a) {
-  auto stub = v1::JobService::NewStub(Dial(a.farm));
+  const FarmClientOptions client = ResolveFarmClient(a.client);
+  auto stub = v1::JobService::NewStub(rpc::farm::DialFarm(client));
   CatchInterrupts();
   grpc::ClientContext context;
+  rpc::farm::PrepareCall(client, &context, /*deadline=*/false);
   v1::WatchRequest req;
   req.set_job_id(a.id);
   auto reader = stub->Watch(&context, req);
-  return Follow(a.farm, context, *reader, false, a.json);
+  return Follow(client, context, *reader, false, a.json);
 }
 
 // --- kiln farm status --------------------------------------------------------
 
-int Status(const std::string& farm, bool json) {
-  auto stub = v1::FarmService::NewStub(Dial(farm));
+int Status(const FarmClientFlags& flags, bool json) {
+  const FarmClientOptions client = ResolveFarmClient(flags);
+  const std::string& farm = client.farm;
+  auto stub = v1::FarmService::NewStub(rpc::farm::DialFarm(client));
   grpc::ClientContext context;
+  rpc::farm::PrepareCall(client, &context, /*deadline=*/true);
   v1::FarmStatusResponse resp;
   grpc::Status s = stub->Status(&context, v1::FarmStatusRequest{}, &resp);
   if (!s.ok()) RpcFailed(farm, s);
@@ -340,6 +396,16 @@ int Status(const std::string& farm, bool json) {
               << w.leases_in_flight() << std::setw(9) << w.results() << w.info().name() << "\n";
   }
   return 0;
+}
+
+// --- kiln farm health --------------------------------------------------------
+
+int Health(const FarmClientFlags& flags) {
+  const FarmClientOptions client = ResolveFarmClient(flags);
+  rpc::farm::HealthAnswer h = rpc::farm::CheckHealth(client);
+  if (!h.status.ok()) RpcFailed(client.farm, h.status);
+  std::cout << h.serving << "\n";
+  return h.serving == "SERVING" ? 0 : 1;
 }
 
 void AddTimingFlags(CLI::App* cmd, SubmitArgs& a) {
@@ -368,18 +434,47 @@ void RegisterFarmCommands(CLI::App& app, int* exit_code) {
       ->capture_default_str();
   serve->add_option("--threads", sa->options.search_threads, "Sampling threads per job (0: every core)")
       ->check(CLI::Range(0, 4096));
+  serve->add_option("--tls-cert", sa->options.tls_cert, "Server certificate chain (PEM)");
+  serve->add_option("--tls-key", sa->options.tls_key, "The certificate's private key (PEM)");
+  serve->add_option("--client-ca", sa->options.client_ca,
+                    "CA (PEM) that client certificates must chain to: mutual TLS");
+  serve->add_flag("--insecure", sa->options.insecure,
+                  "Plaintext gRPC instead of TLS; listens only on loopback unless --insecure-any-address");
+  serve->add_flag("--insecure-any-address", sa->options.insecure_any_address,
+                  "Allow --insecure, or running without --auth, on a non-loopback address");
+  serve->add_option("--auth", sa->options.auth_file,
+                    "Principals file: NAME ROLE TOKEN per line (roles worker, submit, read, admin); "
+                    "re-read on SIGHUP");
+  serve->add_flag("--allow-simulated", sa->options.allow_simulated,
+                  "Accept workers started with --simulate (scale tests; their records are marked unverified)");
+  serve->add_option("--metrics", sa->options.metrics_listen,
+                    "Serve Prometheus metrics at http://HOST:PORT/metrics");
+  serve->add_option("--max-workers", sa->options.max_workers, "Workers connected at most")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
+  serve->add_option("--max-jobs", sa->options.max_jobs, "Unfinished jobs at most")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
   serve->add_flag("--verbose,-v", sa->verbose, "Log workers, leases and jobs");
   serve->callback([=] { Guard(exit_code, [&] { return Serve(*sa); }); });
 
-  auto st = std::make_shared<std::pair<std::string, bool>>();
+  auto st = std::make_shared<std::pair<FarmClientFlags, bool>>();
   auto* status = farm->add_subcommand("status", "Workers and device pools, as a table or JSON");
-  status->add_option("--farm", st->first, "Coordinator HOST:PORT")->required();
+  AddFarmClientFlags(status, st->first);
   status->add_flag("--json", st->second, "Print JSON");
   status->callback([=] { Guard(exit_code, [&] { return Status(st->first, st->second); }); });
 
+  auto hf = std::make_shared<FarmClientFlags>();
+  auto* health = farm->add_subcommand("health", "Ask the coordinator's grpc.health.v1 service (exit 0: SERVING)");
+  AddFarmClientFlags(health, *hf);
+  health->callback([=] { Guard(exit_code, [&] { return Health(*hf); }); });
+
   auto wa = std::make_shared<WorkerArgs>();
   auto* worker = app.add_subcommand("worker", "Dial a coordinator and measure its leases here");
-  worker->add_option("--farm", wa->farm, "Coordinator HOST:PORT")->required();
+  AddFarmClientFlags(worker, wa->client);
+  worker->add_option("--simulate", wa->simulate,
+                     "Measure nothing: sleep and report synthetic times from MODEL, fixed:D or "
+                     "lognormal:D,SIGMA (e.g. fixed:50ms); for scale tests");
   worker->add_option("--target", wa->target, "What this worker measures for: 'host' or a target string")
       ->capture_default_str();
   worker->add_option("--slots", wa->slots, "Leases measured at once")->check(CLI::Range(1, 1024))->capture_default_str();
@@ -389,7 +484,7 @@ void RegisterFarmCommands(CLI::App& app, int* exit_code) {
 
   auto su = std::make_shared<SubmitArgs>();
   auto* submit = app.add_subcommand("submit", "Send a tuning job to the farm and follow its progress");
-  submit->add_option("--farm", su->farm, "Coordinator HOST:PORT")->required();
+  AddFarmClientFlags(submit, su->client);
   submit->add_option("--workload,-w", su->workloads, "Suite name (GMM, GMM:3) or a text file; repeatable");
   submit->add_option("--target", su->target, "Target: 'host' (this machine) or a target string");
   submit->add_option("--trials", su->trials, "Records the database should hold (split by weight)")
@@ -412,7 +507,7 @@ void RegisterFarmCommands(CLI::App& app, int* exit_code) {
 
   auto ja = std::make_shared<JobsArgs>();
   auto* jobs = app.add_subcommand("jobs", "List the farm's jobs; `jobs watch|cancel ID`");
-  jobs->add_option("--farm", ja->farm, "Coordinator HOST:PORT")->required();
+  AddFarmClientFlags(jobs, ja->client);
   jobs->add_flag("--json", ja->json, "Print JSON");
   jobs->require_subcommand(0, 1);
   jobs->fallthrough();

@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "database/record_json.h"
+#include "rpc/farm/farm_client.h"
 #include "rpc/farm/farm_service.h"
 #include "rpc/farm/job_service.h"
 #include "rpc/farm/worker_service.h"
@@ -38,11 +39,60 @@ DispatcherOptions ToDispatcherOptions(const CoordinatorOptions& o) {
   return d;
 }
 
+std::string HostOf(const std::string& host_port) {
+  const size_t colon = host_port.rfind(':');
+  std::string host = colon == std::string::npos ? host_port : host_port.substr(0, colon);
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+  return host;
+}
+
 }  // namespace
+
+bool IsLoopbackAddress(const std::string& host_port) {
+  const std::string host = HostOf(host_port);
+  return host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0 || host.rfind("ipv4:127.", 0) == 0;
+}
+
+std::vector<std::string> CheckSecurityOptions(const CoordinatorOptions& o) {
+  std::vector<std::string> warnings;
+  const bool tls = !o.tls_cert.empty() || !o.tls_key.empty();
+  if (tls && (o.tls_cert.empty() || o.tls_key.empty())) {
+    throw std::invalid_argument("--tls-cert and --tls-key go together (the certificate and its key)");
+  }
+  if (tls && o.insecure) throw std::invalid_argument("--insecure with --tls-cert: choose plaintext or TLS");
+  if (!tls && !o.insecure) {
+    throw std::invalid_argument("give --tls-cert and --tls-key (TLS), or --insecure for plaintext");
+  }
+  if (!o.client_ca.empty() && !tls) throw std::invalid_argument("--client-ca needs --tls-cert and --tls-key");
+  if (o.insecure_any_address && !o.insecure && !o.auth_file.empty()) {
+    throw std::invalid_argument("--insecure-any-address goes with --insecure or a farm without --auth");
+  }
+  const bool loopback = IsLoopbackAddress(o.listen);
+  if (o.insecure) {
+    if (!loopback && !o.insecure_any_address) {
+      throw std::invalid_argument("--insecure serves plaintext, so it listens only on a loopback address (" +
+                                  o.listen + " is not one); add --insecure-any-address to expose it anyway");
+    }
+    warnings.push_back("--insecure: plaintext gRPC; tokens and workloads cross the network unencrypted");
+  }
+  if (o.auth_file.empty()) {
+    if (!loopback && !o.insecure_any_address) {
+      throw std::invalid_argument("without --auth every caller is an admin, so the coordinator listens only on a "
+                                  "loopback address (" + o.listen +
+                                  " is not one); give --auth FILE, or add --insecure-any-address");
+    }
+    warnings.push_back("no --auth: every caller that reaches " + o.listen + " may submit jobs and work leases");
+  }
+  if (o.allow_simulated) {
+    warnings.push_back("--allow-simulated: results of `kiln worker --simulate` are committed (for scale tests)");
+  }
+  return warnings;
+}
 
 Coordinator::Coordinator(CoordinatorOptions options)
     : options_(std::move(options)),
       dispatcher_(ToDispatcherOptions(options_)),
+      gate_(&metrics_),
       db_(database::Database::Open(options_.db_path)) {
   if (options_.lease_seconds <= 0 || options_.heartbeat_seconds <= 0 ||
       options_.heartbeat_seconds >= options_.lease_seconds) {
@@ -50,6 +100,26 @@ Coordinator::Coordinator(CoordinatorOptions options)
                                 " s) must be positive and shorter than the lease (" +
                                 std::to_string(options_.lease_seconds) + " s)");
   }
+  (void)CheckSecurityOptions(options_);
+  if (!options_.auth_file.empty()) gate_.SetAuth(std::make_shared<AuthTable>(AuthTable::Load(options_.auth_file)));
+}
+
+std::string Coordinator::ReloadAuth() {
+  if (options_.auth_file.empty()) return "the coordinator runs without --auth; nothing to reload";
+  try {
+    auto table = std::make_shared<AuthTable>(AuthTable::Load(options_.auth_file));
+    const size_t n = table->principals().size();
+    const int dropped = gate_.SetAuth(std::move(table));
+    spdlog::warn("farm: reloaded {} ({} principal(s)); {} stream(s) ended", options_.auth_file, n, dropped);
+    return "";
+  } catch (const std::exception& e) {
+    spdlog::error("farm: cannot reload the auth file, keeping the old one: {}", e.what());
+    return e.what();
+  }
+}
+
+std::string Coordinator::metrics_address() const {
+  return metrics_server_ ? metrics_server_->address() : std::string();
 }
 
 Coordinator::~Coordinator() { Shutdown(); }
@@ -75,19 +145,49 @@ std::string Coordinator::Start() {
       spdlog::warn("job {}: its target '{}' has no canonical form here: {}", row.id,
                    spec.target().spec(), e.what());
     }
-    StartJob(row.id, std::move(spec));
+    StartJob(row.id, std::move(spec), row.principal);
   }
 
   services_.push_back(std::make_unique<WorkerServiceImpl>(*this));
   services_.push_back(std::make_unique<JobServiceImpl>(*this));
   services_.push_back(std::make_unique<FarmServiceImpl>(*this));
+  std::shared_ptr<grpc::ServerCredentials> creds;
+  if (options_.insecure) {
+    creds = grpc::InsecureServerCredentials();
+  } else {
+    grpc::SslServerCredentialsOptions ssl(options_.client_ca.empty()
+                                              ? GRPC_SSL_DONT_REQUEST_CLIENT_CERTIFICATE
+                                              : GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY);
+    ssl.pem_key_cert_pairs.push_back({ReadFileOrThrow(options_.tls_key, "--tls-key"),
+                                      ReadFileOrThrow(options_.tls_cert, "--tls-cert")});
+    if (!options_.client_ca.empty()) ssl.pem_root_certs = ReadFileOrThrow(options_.client_ca, "--client-ca");
+    creds = grpc::SslServerCredentials(ssl);
+  }
+  // grpc.health.v1.Health answers SERVING while the server runs.
+  grpc::EnableDefaultHealthCheckService(true);
   grpc::ServerBuilder builder;
   int port = 0;
-  builder.AddListeningPort(options_.listen, grpc::InsecureServerCredentials(), &port);
+  builder.AddListeningPort(options_.listen, creds, &port);
   builder.SetMaxReceiveMessageSize(options_.max_message_bytes);
+  // Workers hold a stream (and a handler thread) each; bound the threads so
+  // that a flood of connections is refused rather than exhausting the host.
+  grpc::ResourceQuota quota("kiln-farm");
+  quota.SetMaxThreads(options_.max_workers + 256);
+  builder.SetResourceQuota(quota);
+  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIME_MS, 30000);
+  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, 10000);
+  builder.AddChannelArgument(GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS, 10000);
+  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
   for (auto& s : services_) builder.RegisterService(s.get());
   server_ = builder.BuildAndStart();
   if (!server_ || port == 0) throw std::runtime_error("cannot listen on " + options_.listen);
+  if (!options_.metrics_listen.empty()) {
+    metrics_server_ = std::make_unique<MetricsServer>(options_.metrics_listen, [this] {
+      v1::FarmStatusResponse st = dispatcher_.Status();
+      st.set_jobs_running(JobsRunning());
+      return metrics_.Render(st);
+    });
+  }
   const std::string host = options_.listen.substr(0, options_.listen.rfind(':'));
   return host + ":" + std::to_string(port);
 }
@@ -101,6 +201,7 @@ void Coordinator::Shutdown() {
   }
   dispatcher_.Close();
   if (server_) server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
+  metrics_server_.reset();
   std::lock_guard<std::mutex> lock(jobs_mu_);
   for (auto& [id, job] : jobs_) {
     if (job->thread.joinable()) job->thread.join();
@@ -111,7 +212,7 @@ void Coordinator::Wait() {
   if (server_) server_->Wait();
 }
 
-void Coordinator::StartJob(int64_t id, const v1::TuningJob& spec) {
+void Coordinator::StartJob(int64_t id, const v1::TuningJob& spec, const std::string& principal) {
   std::lock_guard<std::mutex> lock(jobs_mu_);
   auto handle = std::make_unique<JobHandle>(id, spec);
   v1::JobEvent first;
@@ -124,6 +225,8 @@ void Coordinator::StartJob(int64_t id, const v1::TuningJob& spec) {
   ctx.search_threads = options_.search_threads > 0 ? options_.search_threads
                                                    : static_cast<int>(std::thread::hardware_concurrency());
   ctx.shutting_down = &shutting_down_;
+  ctx.principal = principal;
+  ctx.metrics = &metrics_;
   JobHandle* h = handle.get();
   h->thread = std::thread([h, ctx, this] {
     RunJob(*h, ctx);
@@ -132,14 +235,21 @@ void Coordinator::StartJob(int64_t id, const v1::TuningJob& spec) {
   jobs_[id] = std::move(handle);
 }
 
-JobHandle* Coordinator::SubmitJob(const v1::TuningJob& job) {
+JobHandle* Coordinator::SubmitJob(const v1::TuningJob& job, const std::string& principal) {
   int64_t id;
   {
     std::lock_guard<std::mutex> lock(db_mu_);
-    id = db_.CreateJob(SpecJson(job), job.priority(), JobStateName(v1::JOB_STATE_QUEUED));
+    id = db_.CreateJob(SpecJson(job), job.priority(), JobStateName(v1::JOB_STATE_QUEUED), principal);
   }
-  StartJob(id, job);
+  StartJob(id, job, principal);
   return FindJob(id);
+}
+
+std::optional<std::string> Coordinator::JobOwner(int64_t id) {
+  std::lock_guard<std::mutex> lock(db_mu_);
+  std::optional<database::JobRow> row = db_.Job(id);
+  if (!row) return std::nullopt;
+  return row->principal;
 }
 
 JobHandle* Coordinator::FindJob(int64_t id) {

@@ -221,15 +221,15 @@ ResultFate Dispatcher::PostResult(const std::string& worker_id, int64_t lease_id
   std::lock_guard<std::mutex> lock(mu_);
   std::shared_ptr<Slot> slot;
   if (auto it = leases_.find(lease_id); it != leases_.end()) {
-    if (it->second.worker != worker_id) return ResultFate::kRefused;
+    if (it->second.worker != worker_id) return ResultFate::kForeign;
     slot = it->second.slot;
     EndLease(lease_id, /*requeue=*/false);
   } else if (auto ex = expired_.find(lease_id); ex != expired_.end()) {
-    if (ex->second.first != worker_id) return ResultFate::kRefused;
+    if (ex->second.first != worker_id) return ResultFate::kForeign;
     slot = ex->second.second;
     expired_.erase(ex);
   } else {
-    return ResultFate::kRefused;
+    return lease_id > 0 && lease_id < next_lease_ ? ResultFate::kStale : ResultFate::kUnknown;
   }
   if (auto w = workers_.find(worker_id); w != workers_.end()) {
     ++w->second.results;
@@ -322,6 +322,11 @@ std::optional<std::string> Dispatcher::WaitForPool(const std::string& normalized
     cv_.wait_for(lock, std::chrono::milliseconds(200));
   }
   return std::nullopt;
+}
+
+int Dispatcher::WorkerCount() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return static_cast<int>(workers_.size());
 }
 
 v1::FarmStatusResponse Dispatcher::Status() const {

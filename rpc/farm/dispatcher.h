@@ -55,7 +55,10 @@ struct LeaseGrant {
 enum class ResultFate {
   kAccepted,  // filled its candidate
   kLate,      // its candidate had a result already (or its job was cancelled)
-  kRefused,   // not a lease this worker holds or held
+  kStale,     // a lease this dispatcher issued but no longer tracks for this
+              // worker (expired and settled, or its worker re-registered): dropped
+  kForeign,   // a lease another worker holds or held: refused (PERMISSION_DENIED)
+  kUnknown,   // never issued: refused (PERMISSION_DENIED)
 };
 
 class Dispatcher {
@@ -98,6 +101,7 @@ class Dispatcher {
   std::optional<std::string> WaitForPool(const std::string& normalized_target, const std::atomic<bool>* stop);
 
   v1::FarmStatusResponse Status() const;
+  int WorkerCount() const;
   // Wakes and ends every wait (coordinator shutdown).
   void Close();
 

@@ -24,7 +24,10 @@ std::vector<search::MeasureResult> FarmRunner::Measure(const search::MeasureTask
     p.set_input_seed(task.input_seed);
     candidates.push_back(std::move(p));
   }
-  return dispatcher_.MeasureBatch(job_id_, priority_, pool_, std::move(candidates));
+  std::vector<search::MeasureResult> results =
+      dispatcher_.MeasureBatch(job_id_, priority_, pool_, std::move(candidates));
+  returned_ = std::chrono::steady_clock::now();
+  return results;
 }
 
 }  // namespace kiln::rpc::farm

@@ -4,7 +4,9 @@
 // work in one pool; it returns when workers have sent every result back.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,6 +21,13 @@ class FarmRunner : public search::Runner {
       : dispatcher_(dispatcher), job_id_(job_id), priority_(priority), pool_(std::move(pool)) {}
   std::vector<search::MeasureResult> Measure(const search::MeasureTask& task,
                                              const std::vector<search::MeasureCandidate>& batch) override;
+  // When the last batch's results came back, once: the job thread measures
+  // from it to its records committed (kiln_farm_commit_seconds).
+  std::optional<std::chrono::steady_clock::time_point> TakeReturnTime() {
+    auto t = returned_;
+    returned_.reset();
+    return t;
+  }
 
  private:
   Dispatcher& dispatcher_;
@@ -28,6 +37,7 @@ class FarmRunner : public search::Runner {
   // The last task's workload in wire form, printed once per task.
   const void* workload_key_ = nullptr;
   v1::Workload workload_;
+  std::optional<std::chrono::steady_clock::time_point> returned_;
 };
 
 }  // namespace kiln::rpc::farm

@@ -24,7 +24,7 @@ ParsedQuery ParseQueryRequest(const v1::QueryRequest& request) {
 
 grpc::Status FarmServiceImpl::Status(grpc::ServerContext* context, const v1::FarmStatusRequest*,
                                      v1::FarmStatusResponse* response) {
-  if (grpc::Status s = c_.gate().Admit(context, CallKind::kStatus); !s.ok()) return s;
+  if (grpc::Status s = c_.gate().Admit(context, CallKind::kStatus, nullptr); !s.ok()) return s;
   *response = c_.dispatcher().Status();
   response->set_jobs_running(c_.JobsRunning());
   return grpc::Status::OK;
@@ -32,7 +32,7 @@ grpc::Status FarmServiceImpl::Status(grpc::ServerContext* context, const v1::Far
 
 grpc::Status FarmServiceImpl::Query(grpc::ServerContext* context, const v1::QueryRequest* request,
                                     v1::QueryResponse* response) {
-  if (grpc::Status s = c_.gate().Admit(context, CallKind::kQuery); !s.ok()) return s;
+  if (grpc::Status s = c_.gate().Admit(context, CallKind::kQuery, nullptr); !s.ok()) return s;
   try {
     *response = c_.Query(*request);
   } catch (const std::invalid_argument& e) {

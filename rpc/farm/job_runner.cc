@@ -137,6 +137,7 @@ void RunJob(JobHandle& job, const JobRunContext& ctx) {
   std::optional<database::Database> db;
   try {
     db.emplace(database::Database::Open(ctx.db_path));
+    db->SetCommitPrincipal(ctx.principal);
     const ir::Target target = ir::Target::Parse(spec.target().spec());
     const std::string target_str = target.ToString();
     std::optional<database::JobRow> row = db->Job(job.id());
@@ -186,6 +187,10 @@ void RunJob(JobHandle& job, const JobRunContext& ctx) {
       opts.stop = &job.stop;
       const double flops = ir::EstimateFlops(func);
       opts.on_progress = [&](const search::TuneProgress& p) {
+        if (auto returned = runner.TakeReturnTime(); returned && ctx.metrics) {
+          ctx.metrics->ObserveCommit(
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - *returned).count());
+        }
         v1::JobEvent e = ProgressEvent(job.id(), p, done_before, trials_total, name);
         if (auto wid = db->FindWorkload(func)) {
           if (auto best = db->Best(*wid, target_str)) {

@@ -16,6 +16,7 @@
 
 #include "kiln/v1/job.pb.h"
 #include "rpc/farm/dispatcher.h"
+#include "rpc/farm/farm_metrics.h"
 
 namespace kiln::rpc::farm {
 
@@ -57,6 +58,8 @@ struct JobRunContext {
   int search_threads = 1;  // candidate sampling; results never depend on it
   // Set when the coordinator shuts down: the job stays `running`.
   const std::atomic<bool>* shutting_down = nullptr;
+  std::string principal;  // stored with the job's records (records.principal)
+  FarmMetrics* metrics = nullptr;  // commit latency; may be null
 };
 
 // The job's thread body; never throws (a failure is the job's `failed` state).

@@ -24,6 +24,19 @@ grpc::Status StreamEvents(grpc::ServerContext* context, JobHandle& job, grpc::Se
   return grpc::Status::OK;
 }
 
+// A submit principal may watch and cancel only its own jobs; admin any.
+grpc::Status CheckOwner(Coordinator& c, const Caller& caller, int64_t job_id) {
+  if (caller.role != Role::kSubmit) return grpc::Status::OK;
+  std::optional<std::string> owner = c.JobOwner(job_id);
+  if (!owner) return grpc::Status(grpc::StatusCode::NOT_FOUND, "no job " + std::to_string(job_id));
+  if (*owner != caller.principal) {
+    c.metrics().Refused("not_owner");
+    return grpc::Status(grpc::StatusCode::PERMISSION_DENIED,
+                        "job " + std::to_string(job_id) + " is not principal '" + caller.principal + "''s");
+  }
+  return grpc::Status::OK;
+}
+
 }  // namespace
 
 void ValidateSubmittedJob(v1::TuningJob* job) {
@@ -60,16 +73,24 @@ void ValidateSubmittedJob(v1::TuningJob* job) {
 
 grpc::Status JobServiceImpl::Submit(grpc::ServerContext* context, const v1::SubmitRequest* request,
                                     grpc::ServerWriter<v1::JobEvent>* writer) {
-  if (grpc::Status s = c_.gate().Admit(context, CallKind::kSubmit); !s.ok()) return s;
+  Caller caller;
+  if (grpc::Status s = c_.gate().Admit(context, CallKind::kSubmit, &caller); !s.ok()) return s;
+  StreamTicket ticket(c_.gate(), context, CallKind::kSubmit, caller);
   v1::TuningJob job = request->job();
   try {
     ValidateSubmittedJob(&job);
   } catch (const std::invalid_argument& e) {
+    c_.metrics().Refused("invalid");
     return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, e.what());
+  }
+  if (c_.JobsRunning() >= c_.options().max_jobs) {
+    c_.metrics().Refused("too_many");
+    return grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
+                        "the farm has its maximum of " + std::to_string(c_.options().max_jobs) + " unfinished jobs");
   }
   JobHandle* h = nullptr;
   try {
-    h = c_.SubmitJob(job);
+    h = c_.SubmitJob(job, caller.principal);
   } catch (const std::exception& e) {
     return grpc::Status(grpc::StatusCode::INTERNAL, e.what());
   }
@@ -78,7 +99,10 @@ grpc::Status JobServiceImpl::Submit(grpc::ServerContext* context, const v1::Subm
 
 grpc::Status JobServiceImpl::Watch(grpc::ServerContext* context, const v1::WatchRequest* request,
                                    grpc::ServerWriter<v1::JobEvent>* writer) {
-  if (grpc::Status s = c_.gate().Admit(context, CallKind::kWatch); !s.ok()) return s;
+  Caller caller;
+  if (grpc::Status s = c_.gate().Admit(context, CallKind::kWatch, &caller); !s.ok()) return s;
+  if (grpc::Status s = CheckOwner(c_, caller, request->job_id()); !s.ok()) return s;
+  StreamTicket ticket(c_.gate(), context, CallKind::kWatch, caller);
   JobHandle* h = c_.FindJob(request->job_id());
   if (h == nullptr) {
     // A job this coordinator does not run: report its stored state once.
@@ -99,14 +123,16 @@ grpc::Status JobServiceImpl::Watch(grpc::ServerContext* context, const v1::Watch
 
 grpc::Status JobServiceImpl::ListJobs(grpc::ServerContext* context, const v1::ListJobsRequest*,
                                       v1::ListJobsResponse* response) {
-  if (grpc::Status s = c_.gate().Admit(context, CallKind::kListJobs); !s.ok()) return s;
+  if (grpc::Status s = c_.gate().Admit(context, CallKind::kListJobs, nullptr); !s.ok()) return s;
   for (v1::JobInfo& info : c_.ListJobs()) *response->add_jobs() = std::move(info);
   return grpc::Status::OK;
 }
 
 grpc::Status JobServiceImpl::CancelJob(grpc::ServerContext* context, const v1::CancelJobRequest* request,
                                        v1::CancelJobResponse* response) {
-  if (grpc::Status s = c_.gate().Admit(context, CallKind::kCancelJob); !s.ok()) return s;
+  Caller caller;
+  if (grpc::Status s = c_.gate().Admit(context, CallKind::kCancelJob, &caller); !s.ok()) return s;
+  if (grpc::Status s = CheckOwner(c_, caller, request->job_id()); !s.ok()) return s;
   std::optional<v1::JobInfo> info = c_.CancelJob(request->job_id());
   if (!info) return grpc::Status(grpc::StatusCode::NOT_FOUND, "no job " + std::to_string(request->job_id()));
   *response->mutable_job() = std::move(*info);

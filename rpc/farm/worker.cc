@@ -11,6 +11,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <thread>
 #include <vector>
@@ -21,6 +22,7 @@
 #include "ir/structural_hash.h"
 #include "ir/target.h"
 #include "kiln/v1/farm.grpc.pb.h"
+#include "rpc/farm/simulated_timing.h"
 #include "rpc/proto_convert.h"
 
 namespace kiln::rpc::farm {
@@ -54,16 +56,19 @@ struct Session {
   }
 };
 
-// Measures one lease with this slot's runner.
+// Measures one lease with this slot's runner (or simulates it).
 class Slot {
  public:
-  Slot(const WorkerOptions& o) : options_(o), runner_(o.runner) {}
+  Slot(const WorkerOptions& o) : options_(o), runner_(o.runner) {
+    if (!o.simulate.empty()) simulated_ = SimulatedTiming::Parse(o.simulate);
+  }
 
   search::MeasureResult Measure(const v1::MeasureCandidate& c) {
     try {
       if (c.target().spec() != options_.target) {
         return InfraError("lease for target '" + c.target().spec() + "' on a worker for '" + options_.target + "'");
       }
+      if (simulated_) return Simulate(c);
       const ir::PrimFunc& workload = Workload(c.workload());
       search::MeasureTask task{workload, ir::Target::Parse(c.target().spec()), FromProto(c.timing()),
                                c.input_seed()};
@@ -90,12 +95,62 @@ class Slot {
     if (workloads_.size() > 64) workloads_.clear();
     return workloads_.emplace(w.structural_hash(), std::move(f)).first->second;
   }
+  search::MeasureResult Simulate(const v1::MeasureCandidate& c) {
+    const double secs = simulated_->Sample(c.trace().json());
+    std::this_thread::sleep_for(std::chrono::duration<double>(secs));
+    search::MeasureResult r;
+    r.status = search::MeasureStatus::kOk;
+    r.run_secs = {secs};
+    r.verified = false;  // nothing ran: such a record never counts as best
+    r.message = "simulated (" + simulated_->model() + ")";
+    return r;
+  }
+
   const WorkerOptions& options_;
   LocalRunner runner_;
+  std::optional<SimulatedTiming> simulated_;
   std::map<std::string, ir::PrimFunc> workloads_;
 };
 
 bool Stopped(const WorkerOptions& o) { return o.stop && o.stop->load(); }
+
+// Refusals that a retry cannot fix.
+bool Permanent(grpc::StatusCode code) {
+  return code == grpc::StatusCode::UNAUTHENTICATED || code == grpc::StatusCode::PERMISSION_DENIED ||
+         code == grpc::StatusCode::FAILED_PRECONDITION || code == grpc::StatusCode::INVALID_ARGUMENT;
+}
+
+// Cancels a call unless Stop() comes within `seconds` (a deadline for the
+// first answer of a stream that then lives on without one).
+class FirstAnswerTimer {
+ public:
+  FirstAnswerTimer(grpc::ClientContext* context, double seconds)
+      : thread_([this, context, seconds] {
+          std::unique_lock<std::mutex> lock(mu_);
+          if (!cv_.wait_for(lock, std::chrono::duration<double>(seconds), [&] { return done_; })) {
+            fired_ = true;
+            context->TryCancel();
+          }
+        }) {}
+  ~FirstAnswerTimer() { Stop(); }
+  // True when the timer fired.
+  bool Stop() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      done_ = true;
+    }
+    cv_.notify_all();
+    if (thread_.joinable()) thread_.join();
+    return fired_;
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool done_ = false;
+  bool fired_ = false;
+  std::thread thread_;
+};
 
 void SleepUnlessStopped(const WorkerOptions& o, double secs) {
   const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(secs);
@@ -116,18 +171,19 @@ int RunWorker(const WorkerOptions& o) {
   for (int i = 0; i < std::max(1, o.slots); ++i) slots.push_back(std::make_unique<Slot>(o));
 
   grpc::ChannelArguments args;
-  args.SetMaxReceiveMessageSize(64 << 20);
   // gRPC's own reconnect backoff grows to two minutes by default; a worker
   // should find a restarted coordinator within its own backoff.
   const int max_backoff_ms = static_cast<int>(o.max_backoff_seconds * 1000);
   args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 250);
   args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 250);
   args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, std::max(250, max_backoff_ms));
-  auto channel = grpc::CreateCustomChannel(o.farm, grpc::InsecureChannelCredentials(), args);
+  auto channel = DialFarm(o.client, args);
   auto stub = v1::WorkerService::NewStub(channel);
+  const std::string& farm = o.client.farm;
   double backoff = 0.25;
   while (!Stopped(o)) {
     grpc::ClientContext context;
+    PrepareCall(o.client, &context, /*deadline=*/false);
     std::unique_ptr<Stream> stream = stub->Work(&context);
     auto session = std::make_shared<Session>();
     session->stream = stream.get();
@@ -138,18 +194,27 @@ int RunWorker(const WorkerOptions& o) {
     info->set_fingerprint(o.fingerprint);
     info->set_slots(static_cast<int32_t>(slots.size()));
     info->set_version(KILN_VERSION_STRING);
+    info->set_simulated(o.simulate);
     v1::CoordinatorMessage first;
-    if (!session->Write(hello) || !stream->Read(&first) || !first.has_registered()) {
+    FirstAnswerTimer timer(&context, o.client.rpc_timeout_seconds);
+    const bool registered = session->Write(hello) && stream->Read(&first) && first.has_registered();
+    const bool timed_out = timer.Stop();
+    if (!registered) {
       grpc::Status s = stream->Finish();
-      spdlog::warn("worker: cannot register with {}: {}; retrying in {:.1f} s", o.farm,
-                   s.ok() ? "no answer" : s.error_message(), backoff);
+      if (Permanent(s.error_code())) {
+        spdlog::error("worker: {}", DescribeFailure(farm, s));
+        return 1;
+      }
+      spdlog::warn("worker: cannot register with {}: {}; retrying in {:.1f} s", farm,
+                   timed_out ? "no answer in time" : s.ok() ? "no answer" : DescribeFailure(farm, s), backoff);
       SleepUnlessStopped(o, backoff);
       backoff = std::min(o.max_backoff_seconds, backoff * 2);
       continue;
     }
     backoff = 0.25;
     const v1::Registered reg = first.registered();
-    spdlog::info("worker: registered with {} as {} in pool '{}'", o.farm, reg.worker_id(), reg.pool());
+    spdlog::info("worker: registered with {} as {} in pool '{}'{}", farm, reg.worker_id(), reg.pool(),
+                 o.simulate.empty() ? "" : " (SIMULATED: " + o.simulate + ", nothing is built or run)");
 
     std::vector<std::thread> threads;
     for (auto& slot : slots) {
@@ -227,8 +292,12 @@ int RunWorker(const WorkerOptions& o) {
     for (auto& t : threads) t.join();
     grpc::Status s = stream->Finish();
     if (Stopped(o)) break;
-    spdlog::warn("worker: lost the coordinator {} ({}); reconnecting in {:.1f} s", o.farm,
-                 s.ok() ? "stream ended" : s.error_message(), backoff);
+    if (Permanent(s.error_code())) {
+      spdlog::error("worker: {}", DescribeFailure(farm, s));
+      return 1;
+    }
+    spdlog::warn("worker: lost the coordinator {} ({}); reconnecting in {:.1f} s", farm,
+                 s.ok() ? "stream ended" : DescribeFailure(farm, s), backoff);
     SleepUnlessStopped(o, backoff);
     backoff = std::min(o.max_backoff_seconds, backoff * 2);
   }

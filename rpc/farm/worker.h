@@ -4,23 +4,29 @@
 // the isolated LocalRunner (rpc/local_runner.h): a candidate that crashes or
 // hangs costs an error result, never the worker. Each slot is a thread with
 // its own LocalRunner. While it holds leases it renews them by heartbeat.
-// When the coordinator goes away it reconnects with exponential backoff.
+// When the coordinator goes away it reconnects with exponential backoff; a
+// refusal that retrying cannot fix (bad token, wrong role, a simulated
+// worker on a coordinator without --allow-simulated) ends it with exit 1.
+// With `simulate` it measures nothing (rpc/farm/simulated_timing.h) and
+// says so in its hello.
 #pragma once
 
 #include <atomic>
 #include <string>
 
+#include "rpc/farm/farm_client.h"
 #include "rpc/local_runner.h"
 
 namespace kiln::rpc::farm {
 
 struct WorkerOptions {
-  std::string farm;         // HOST:PORT of the coordinator
+  FarmClientOptions client;  // the coordinator's HOST:PORT, TLS, token
   std::string target;       // normalized target this worker measures for
   std::string fingerprint;  // the machine (tools/target_spec.h MachineFingerprint)
   int slots = 1;
   std::string name;         // for people; default host:pid
   LocalRunnerOptions runner;
+  std::string simulate;     // a SimulatedTiming model; empty: really measure
   double max_backoff_seconds = 10;
   const std::atomic<bool>* stop = nullptr;  // ends the worker (Ctrl-C)
 };

@@ -63,8 +63,7 @@ TEST_F(JobsTable, AVersionOneFileIsMigrated) {
   sqlite3* s = nullptr;
   ASSERT_EQ(sqlite3_open(path_.c_str(), &s), SQLITE_OK);
   ASSERT_EQ(sqlite3_exec(s,
-                         (std::string("DROP TABLE jobs; ") + testing::kDropVersion3 +
-                          "PRAGMA user_version = 1;").c_str(),
+                         (std::string(testing::kDropVersion3) + "DROP TABLE jobs; PRAGMA user_version = 1;").c_str(),
                          nullptr, nullptr, nullptr),
             SQLITE_OK);
   sqlite3_close(s);
@@ -77,7 +76,8 @@ TEST_F(JobsTable, AVersionOneFileIsMigrated) {
   }
   Database db = Database::Open(path_);
   EXPECT_TRUE(db.Jobs().empty());
-  EXPECT_EQ(db.CreateJob("{}", 0, "queued"), 1);
+  EXPECT_EQ(db.CreateJob("{}", 0, "queued", "alice"), 1);
+  EXPECT_EQ(db.Job(1)->principal, "alice");
 }
 
 }  // namespace

@@ -14,6 +14,8 @@ inline constexpr const char* kDropVersion3 =
     "ALTER TABLE records DROP COLUMN wide_spread; "
     "ALTER TABLE records DROP COLUMN provenance; "
     "ALTER TABLE records DROP COLUMN source_run_seconds; "
+    "ALTER TABLE records DROP COLUMN principal; "
+    "ALTER TABLE jobs DROP COLUMN principal; "
     "CREATE INDEX records_best ON records(workload_id, target_id, median_seconds) "
     "WHERE status = 'ok' AND verified = 1; ";
 

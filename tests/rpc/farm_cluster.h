@@ -65,18 +65,25 @@ class FarmCluster {
   std::string db() const { return (dir_ / "farm.db").string(); }
   std::string path(const std::string& file) const { return (dir_ / file).string(); }
   const std::string& address() const { return address_; }
+  const std::string& metrics_address() const { return metrics_address_; }
 
   // Starts the coordinator (on `listen`, port 0 by default) and waits until
   // it says where it listens. False if it does not within the bound.
-  bool StartCoordinator(const std::string& flags, const std::string& listen = "127.0.0.1:0") {
+  // `security`: plaintext on loopback unless a test gives TLS flags.
+  bool StartCoordinator(const std::string& flags, const std::string& listen = "127.0.0.1:0",
+                        const std::string& security = "--insecure") {
     const std::string log = path("coordinator" + std::to_string(coordinators_++) + ".log");
-    coordinator_ = Spawn("farm serve --listen " + listen + " --db " + db() + " " + flags, log);
+    coordinator_ = Spawn("farm serve --listen " + listen + " --db " + db() + " " + security + " " + flags, log);
     for (int i = 0; i < 600; ++i) {
       const std::string out = ReadAll(log);
       const size_t at = out.find("listening on ");
       if (at != std::string::npos && out.find('\n', at) != std::string::npos) {
         const size_t begin = at + 13;
         address_ = out.substr(begin, out.find(' ', begin) - begin);
+        if (const size_t m = out.find("metrics at http://"); m != std::string::npos) {
+          const size_t b = m + 18;
+          metrics_address_ = out.substr(b, out.find('/', b) - b);
+        }
         return true;
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
@@ -85,9 +92,9 @@ class FarmCluster {
   }
   pid_t coordinator() const { return coordinator_; }
 
-  pid_t StartWorker(const std::string& flags) {
+  pid_t StartWorker(const std::string& flags, const std::string& security = "--insecure") {
     const std::string log = path("worker" + std::to_string(workers_.size()) + ".log");
-    pid_t pid = Spawn("worker --farm " + address_ + " " + flags, log);
+    pid_t pid = Spawn("worker --farm " + address_ + " " + security + " " + flags, log);
     workers_.push_back(pid);
     return pid;
   }
@@ -151,6 +158,7 @@ class FarmCluster {
 
   std::filesystem::path dir_;
   std::string address_;
+  std::string metrics_address_;
   pid_t coordinator_ = -1;
   int coordinators_ = 0;
   std::vector<pid_t> workers_;

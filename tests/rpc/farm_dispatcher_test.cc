@@ -157,7 +157,7 @@ TEST(FarmDispatcher, ALostWorkersLeasesGoToAnotherAtOnce) {
   d.RemoveWorker(dead);
   auto again = d.NextLease(alive, 2s);
   ASSERT_TRUE(again.has_value());
-  EXPECT_EQ(d.PostResult(dead, g->lease_id, Ok(1)), ResultFate::kRefused);
+  EXPECT_EQ(d.PostResult(dead, g->lease_id, Ok(1)), ResultFate::kStale);
   EXPECT_EQ(d.PostResult(alive, again->lease_id, Ok(2)), ResultFate::kAccepted);
   EXPECT_EQ(batch.get()[0].run_secs[0], 2);
 }
@@ -175,8 +175,8 @@ TEST(FarmDispatcher, AWorkerMayAnswerOnlyItsOwnLeases) {
   }
   ASSERT_TRUE(g.has_value());
   const std::string thief = holder == a ? b : a;
-  EXPECT_EQ(d.PostResult(thief, g->lease_id, Ok(9)), ResultFate::kRefused);
-  EXPECT_EQ(d.PostResult(holder, 12345, Ok(9)), ResultFate::kRefused);
+  EXPECT_EQ(d.PostResult(thief, g->lease_id, Ok(9)), ResultFate::kForeign);
+  EXPECT_EQ(d.PostResult(holder, 12345, Ok(9)), ResultFate::kUnknown);
   EXPECT_EQ(d.PostResult(holder, g->lease_id, Ok(1)), ResultFate::kAccepted);
   EXPECT_EQ(batch.get()[0].run_secs[0], 1);
 }

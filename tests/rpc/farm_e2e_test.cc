@@ -41,7 +41,7 @@ TEST(FarmE2E, TwoWorkersRunAJobThatMatchesKilnTuneAndAnswersQueries) {
 
   const std::string job = " --workload " + workload.path() + " --target " + kTarget +
                           " --trials 8 --trials-per-iter 4 --seed 3 --strategy replay" + kFast;
-  auto r = RunKilnBounded("submit --farm " + farm.address() + job + " --json");
+  auto r = RunKilnBounded("submit --insecure --farm " + farm.address() + job + " --json");
   ASSERT_EQ(r.code, 0) << r.out << farm.Logs();
   EXPECT_NE(r.out.find("\"JOB_STATE_DONE\""), std::string::npos) << r.out;
   auto [hashes, dup] = farm.TraceHashes();
@@ -49,14 +49,14 @@ TEST(FarmE2E, TwoWorkersRunAJobThatMatchesKilnTuneAndAnswersQueries) {
   EXPECT_FALSE(dup);
 
   // Both workers registered in one pool and measured.
-  auto st = RunKilnBounded("farm status --json --farm " + farm.address(), 30);
+  auto st = RunKilnBounded("farm status --json --insecure --farm " + farm.address(), 30);
   ASSERT_EQ(st.code, 0) << st.out;
   auto status = nlohmann::json::parse(st.out);
   ASSERT_EQ(status["workers"].size(), 2u) << st.out;
   ASSERT_EQ(status["pools"].size(), 1u) << st.out;
   EXPECT_EQ(status["pools"][0]["workers"], 2);
 
-  auto jobs = RunKilnBounded("jobs --json --farm " + farm.address(), 30);
+  auto jobs = RunKilnBounded("jobs --json --insecure --farm " + farm.address(), 30);
   ASSERT_EQ(jobs.code, 0) << jobs.out;
   auto listed = nlohmann::json::parse(jobs.out);
   ASSERT_EQ(listed["jobs"].size(), 1u);
@@ -74,7 +74,7 @@ TEST(FarmE2E, TwoWorkersRunAJobThatMatchesKilnTuneAndAnswersQueries) {
 
   // The same answer from the farm as from the file, hit and miss alike.
   for (const std::string& flags : {std::string(" --json"), std::string(" --why")}) {
-    auto via_farm = RunKiln("query --farm " + farm.address() + " --workload " + workload.path() + " --target " +
+    auto via_farm = RunKiln("query --insecure --farm " + farm.address() + " --workload " + workload.path() + " --target " +
                             kTarget + flags);
     auto via_db = RunKiln("query --db " + farm.db() + " --workload " + workload.path() + " --target " + kTarget +
                           flags);
@@ -82,7 +82,7 @@ TEST(FarmE2E, TwoWorkersRunAJobThatMatchesKilnTuneAndAnswersQueries) {
     EXPECT_EQ(via_farm.code, via_db.code);
     EXPECT_TRUE(via_farm.out == via_db.out) << flags << ":\n" << via_farm.out << "\nvs\n" << via_db.out;
   }
-  auto miss_farm = RunKiln("query --farm " + farm.address() + " --workload " + workload.path() +
+  auto miss_farm = RunKiln("query --insecure --farm " + farm.address() + " --workload " + workload.path() +
                            " --target 'llvm -num-cores=2'");
   auto miss_db = RunKiln("query --db " + farm.db() + " --workload " + workload.path() +
                          " --target 'llvm -num-cores=2'");
@@ -101,11 +101,11 @@ TEST(FarmE2E, AJobWithABadWorkloadOrFieldIsRefusedClearly) {
   FarmCluster farm("bad");
   ASSERT_TRUE(farm.StartCoordinator(kCoordinatorFlags)) << farm.Logs();
   TempFile job("workloads { spec: \"GMM:0\" }\ntarget { spec: \"host\" }\ntrails: 4\n");
-  auto r = RunKilnBounded("submit --farm " + farm.address() + " --job " + job.path(), 30);
+  auto r = RunKilnBounded("submit --insecure --farm " + farm.address() + " --job " + job.path(), 30);
   EXPECT_EQ(r.code, 1);
   EXPECT_NE(r.out.find(job.path() + ":3:"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("trails"), std::string::npos) << r.out;
-  auto missing = RunKilnBounded("jobs cancel 42 --farm " + farm.address(), 30);
+  auto missing = RunKilnBounded("jobs cancel 42 --insecure --farm " + farm.address(), 30);
   EXPECT_EQ(missing.code, 1);
   EXPECT_NE(missing.out.find("no job 42"), std::string::npos) << missing.out;
 }
@@ -115,20 +115,20 @@ TEST(FarmE2E, ACancelledJobStopsAndKeepsWhatItCommitted) {
   FarmCluster farm("cancel");
   ASSERT_TRUE(farm.StartCoordinator(kCoordinatorFlags)) << farm.Logs();
   farm.StartWorker("--target " + kTarget);
-  auto r = RunKilnBounded("submit --detach --farm " + farm.address() + " --workload " + workload.path() +
+  auto r = RunKilnBounded("submit --detach --insecure --farm " + farm.address() + " --workload " + workload.path() +
                               " --target " + kTarget + " --trials 200 --trials-per-iter 2" + kFast,
                           60);
   ASSERT_EQ(r.code, 0) << r.out;
   EXPECT_NE(r.out.find("detached from job 1"), std::string::npos) << r.out;
   ASSERT_TRUE(farm.WaitForRecords(2)) << farm.Logs();
-  auto c = RunKilnBounded("jobs cancel 1 --json --farm " + farm.address(), 60);
+  auto c = RunKilnBounded("jobs cancel 1 --json --insecure --farm " + farm.address(), 60);
   ASSERT_EQ(c.code, 0) << c.out;
   auto info = nlohmann::json::parse(c.out);
   EXPECT_EQ(info["state"], "JOB_STATE_CANCELLED") << c.out;
   const int64_t at_cancel = farm.Records();
   EXPECT_LT(at_cancel, 200);
   // Nothing more is measured for it, and it stays cancelled.
-  auto watch = RunKilnBounded("jobs watch 1 --farm " + farm.address(), 60);
+  auto watch = RunKilnBounded("jobs watch 1 --insecure --farm " + farm.address(), 60);
   EXPECT_EQ(watch.code, 1) << watch.out;
   EXPECT_NE(watch.out.find("job 1 cancelled"), std::string::npos) << watch.out;
   EXPECT_EQ(farm.Records(), at_cancel);

@@ -29,7 +29,7 @@ std::string SmallGmmText() {
 
 // Submits without following; returns the job id (0 on failure).
 int64_t SubmitDetached(const FarmCluster& farm, const std::string& workload, int trials) {
-  auto r = RunKilnBounded("submit --detach --json --farm " + farm.address() + " --workload " + workload +
+  auto r = RunKilnBounded("submit --detach --json --insecure --farm " + farm.address() + " --workload " + workload +
                               " --target " + kTarget + " --trials " + std::to_string(trials) +
                               " --trials-per-iter 4 --seed 5" + kFast,
                           60);
@@ -43,7 +43,7 @@ int64_t SubmitDetached(const FarmCluster& farm, const std::string& workload, int
 
 // Follows the job to its end; returns the final event.
 nlohmann::json WaitForJob(const FarmCluster& farm, int64_t id) {
-  auto r = RunKilnBounded("jobs watch " + std::to_string(id) + " --json --farm " + farm.address());
+  auto r = RunKilnBounded("jobs watch " + std::to_string(id) + " --json --insecure --farm " + farm.address());
   const size_t brace = r.out.find("{\n");
   EXPECT_EQ(r.code, 0) << r.out << farm.Logs();
   if (brace == std::string::npos) return nlohmann::json::object();
@@ -116,7 +116,7 @@ TEST(FarmFaults, AStalledWorkerLosesItsLeasesAndItsLateResultsAddNothing) {
   bool expired = false;
   for (int i = 0; i < 100 && !expired; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
-    auto st = RunKilnBounded("farm status --json --farm " + farm.address(), 30);
+    auto st = RunKilnBounded("farm status --json --insecure --farm " + farm.address(), 30);
     auto j = nlohmann::json::parse(st.out, nullptr, false);
     expired = !j.is_discarded() && j.contains("leasesExpired") && j["leasesExpired"] != "0";
   }
