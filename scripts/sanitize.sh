@@ -7,9 +7,7 @@
 # replaced through KILN_ASAN_TESTS / KILN_TSAN_TESTS (space-separated test
 # executables); KILN_TSAN_FILTER is the gtest filter of the TSan run.
 #
-# The ASan tree is the fuzz tree (scripts/fuzz.sh configures build-fuzz with
-# the same flags): its libraries are compiled with clang under ASan + UBSan for
-# the fuzzers already, so the tests below cost only their own files. The
+# The ASan tree is build-asan (clang, ASan + UBSan on every library). The
 # runner's child (kiln-runner) is the normal build's, uninstrumented: the
 # sanitizers check the parent side, and an instrumented child could not run
 # under the runner's address-space limit (ASan and TSan reserve terabytes of
@@ -32,7 +30,7 @@ fi
 
 case "$mode" in
   asan)
-    build="${FUZZ_BUILD_DIR:-$root/build-fuzz}"
+    build="${ASAN_BUILD_DIR:-$root/build-asan}"
     # Memory bugs hurt most in the IR (arith, schedule, transform, text), the
     # database and the runner's parent side (protocol decoding, child
     # supervision, LocalRunner).
@@ -40,7 +38,7 @@ case "$mode" in
       text/*_test.cc transform/*_test.cc workloads/*_test.cc | xargs -n1 basename | sed 's/\.cc$//' \
       | tr '\n' ' ' ) database_test jobs_table_test record_trust_test crash_test child_process_test protocol_test \
       timing_test output_check_test local_runner_test measure_test}"
-    CC=clang-14 CXX=clang++-14 cmake -S "$root" -B "$build" -G Ninja -DKILN_FUZZ=ON \
+    CC=clang-14 CXX=clang++-14 cmake -S "$root" -B "$build" -G Ninja \
       -DKILN_SANITIZE=address,undefined -DKILN_BUILD_BENCH=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo \
       "${launcher[@]}" >/dev/null
     filter="*"
