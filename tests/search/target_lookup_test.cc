@@ -24,7 +24,7 @@ TuningRecord Rec(const std::string& target, int i, double secs, const std::strin
   r.status = "ok";
   r.verified = true;
   r.args = {{"float32", {128, 128}}};
-  r.provenance = {"host-a", "0.1.0", 7, "job-1", 1700000000};
+  r.provenance = {"host-a", "0.1.0", 7, "job-1", 1700000000, "", {}};
   return r;
 }
 
