@@ -90,8 +90,12 @@ VerifySummary VerifyRecords(database::Database& db, Runner& runner, const Verify
   if (opts.top < 1) throw std::invalid_argument("verify: --top must be at least 1");
   if (!(opts.threshold >= 0)) throw std::invalid_argument("verify: --threshold must be >= 0");
   VerifySummary summary;
-  for (const auto& [key, records] : Collect(db, opts)) {
-    const auto& [wid, target] = key;
+  // Named, not structured, bindings: the lambdas below capture them (clang
+  // 14, which builds the fuzz tree, cannot capture structured bindings).
+  for (const auto& group : Collect(db, opts)) {
+    const auto& records = group.second;
+    const database::WorkloadId wid = group.first.first;
+    const std::string& target = group.first.second;
     std::vector<VerifiedRecord> rows(records.size());
     for (size_t i = 0; i < records.size(); ++i) {
       rows[i].workload = wid;
