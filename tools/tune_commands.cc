@@ -236,7 +236,7 @@ int TuneOne(const TuneCliOptions& o) {
             << "  stopped: " << s.stop_reason << "\n"
             << "  errors this run: " << ErrorsText(s.errors_by_kind) << "\n"
             << "  rejected while sampling: " << s.sampling_failures << "\n"
-            << "  search: " << o.strategy << " (" << o.cost_model << " model), " << std::fixed
+            << "  search: " << o.strategy << " (" << (model ? o.cost_model : std::string("no")) << " model), " << std::fixed
             << std::setprecision(2) << s.search_secs << " s" << std::defaultfloat
             << std::setprecision(6) << "\n";
   if (!best) {
