@@ -83,8 +83,11 @@ bool IsReductionBlock(const StmtPath& block_path, std::string* why = nullptr,
 // reads, the regions its producers in the scope write cover the region it
 // reads, both taken over the loops below their lowest common ancestor
 // (TVM's region_cover; producers by lower bound, consumer by upper bound).
+// With `within` (a statement of the scope, e.g. a loop), only producers
+// under `within` count: the check that the data flow under a loop is
+// self-contained in each of its iterations.
 bool IsRegionCovered(const StmtPath& scope_path, const BlockRealizeNode* consumer,
-                     std::string* why = nullptr);
+                     std::string* why = nullptr, const StmtNode* within = nullptr);
 // Every child block of the scope has its read regions covered by its
 // producers (TVM's stage_pipeline: there are no write-after-read or opaque
 // dependencies in this IR, so region cover is the whole condition).

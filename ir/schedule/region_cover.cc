@@ -197,7 +197,7 @@ std::string RegionText(const std::vector<Interval>& r) {
 // ---- Dataflow in a scope ---------------------------------------------------------
 
 bool IsRegionCovered(const StmtPath& scope_path, const BlockRealizeNode* consumer,
-                     std::string* why) {
+                     std::string* why, const StmtNode* within) {
   const Stmt& scope = scope_path.back();
   std::vector<StmtPath> paths = BlockPathsInScope(scope);
   auto cit = std::find_if(paths.begin(), paths.end(),
@@ -232,6 +232,11 @@ bool IsRegionCovered(const StmtPath& scope_path, const BlockRealizeNode* consume
     for (auto it = paths.begin(); it != cit; ++it) {
       const auto* p = it->back().as<BlockRealizeNode>();
       if (!Touches(p->block->writes, read.buffer.get())) continue;
+      if (within != nullptr && std::none_of(it->begin(), it->end(), [&](const Stmt& s) {
+            return s.get() == within;
+          })) {
+        continue;
+      }
       producers.push_back({&*it, CommonPrefix(*it, cpath) - 1});
     }
     if (producers.empty()) continue;

@@ -144,11 +144,12 @@ class Schedule {
   // annotations: no fact below depends on them, so the facts stay.
   void SetBodyKeepingFacts(Stmt body) { func_.body = std::move(body); }
 
-  // Facts proved about the current function ("stage pipeline: root",
-  // "affine: C"), so that primitives applied one after another do not prove
-  // them again: parallel, then unannotate, then vectorize check the same
-  // scope and bindings. Only successful checks are noted (a failure is
-  // checked again and explained). Keys name blocks, which are unique.
+  // Facts proved about the current function ("affine: C", "compact: C",
+  // "self-contained: j@<loop variable>"), so that primitives applied one
+  // after another do not prove them again: parallel, then unannotate, then
+  // vectorize check the same loop and bindings. Only successful checks are
+  // noted (a failure is checked again and explained). Keys name blocks,
+  // which are unique, or a loop by the identity of its variable.
   bool KnowsFact(const std::string& fact) const;
   void NoteFact(std::string fact) { facts_.push_back(std::move(fact)); }
   BlockRV NewBlockRV(const std::string& block_name);

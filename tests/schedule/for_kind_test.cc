@@ -2,6 +2,7 @@
 // replay, and the refusals for loops whose iterations are not independent.
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <string>
 
@@ -233,6 +234,91 @@ def main(A: T.Buffer((16,), "float32"), B: T.Buffer((4,), "float32")):
                              "parallel: block 'B' under loop i does not have an affine binding");
 }
 
+// A binding that repeats block instances (i // 2 * 3 is not affine) is
+// accepted for a block whose instances are idempotent (data-parallel, one
+// element per instance, reads nothing it writes): a repeated instance stores
+// the same value again. The shared-memory fetch of a padded convolution
+// input on GPU has such a binding.
+TEST(ForKind, AcceptsNonAffineBindingOfIdempotentBlock) {
+  PrimFunc f = ParseFunc(R"(
+@T.prim_func
+def main(A: T.Buffer((16,), "float32"), B: T.Buffer((16,), "float32")):
+    for i in range(8):
+        with T.block("B"):
+            v = T.axis.spatial(16, i // 2 * 3)
+            T.reads(A[v])
+            T.writes(B[v])
+            B[v] = A[v] * T.float32(2.0)
+)");
+  for (const char* axis : {"", "threadIdx.x"}) {
+    Schedule sch(f);
+    auto loops = sch.GetLoops(sch.GetBlock("B"));
+    if (*axis == '\0') {
+      sch.Parallel(loops[0]);
+    } else {
+      sch.Bind(loops[0], axis);
+    }
+    EXPECT_TRUE(SameResult(f, sch.func())) << axis;
+  }
+}
+
+// The same binding is refused where a repeated instance is not harmless: a
+// reduction (it would add twice), a block that reads what it writes, a block
+// whose instances may write one element.
+TEST(ForKind, RefusesNonAffineBindingOfNonIdempotentBlocks) {
+  PrimFunc reduction = ParseFunc(R"(
+@T.prim_func
+def main(A: T.Buffer((16, 4), "float32"), C: T.Buffer((16,), "float32")):
+    for i, k in T.grid(8, 4):
+        with T.block("C"):
+            v = T.axis.spatial(16, i // 2 * 3)
+            r = T.axis.reduce(4, k)
+            T.reads(A[v, r])
+            T.writes(C[v])
+            with T.init():
+                C[v] = T.float32(0.0)
+            C[v] = C[v] + A[v, r]
+)");
+  PrimFunc in_place = ParseFunc(R"(
+@T.prim_func
+def main(B: T.Buffer((16,), "float32")):
+    for i in range(8):
+        with T.block("B"):
+            v = T.axis.spatial(16, i // 2 * 3)
+            T.reads(B[v])
+            T.writes(B[v])
+            B[v] = B[v] * T.float32(2.0)
+)");
+  PrimFunc colliding = ParseFunc(R"(
+@T.prim_func
+def main(A: T.Buffer((16,), "float32"), B: T.Buffer((16,), "float32")):
+    for i in range(8):
+        with T.block("B"):
+            v = T.axis.spatial(16, i // 2 * 3)
+            T.reads(A[v])
+            T.writes(B[v // 2])
+            B[v // 2] = A[v]
+)");
+  {
+    // Neither complete nor (with this binding) a reduction block.
+    Schedule sch(reduction);
+    auto loops = sch.GetLoops(sch.GetBlock("C"));
+    KILN_EXPECT_SCHEDULE_ERROR(sch.Parallel(loops[0]),
+                               "block C has a non-affine binding: iter var v = i // 2 * 3");
+  }
+  {
+    Schedule sch(in_place);
+    auto loops = sch.GetLoops(sch.GetBlock("B"));
+    KILN_EXPECT_SCHEDULE_ERROR(sch.Parallel(loops[0]), "it reads buffer B, which it writes");
+  }
+  {
+    Schedule sch(colliding);
+    auto loops = sch.GetLoops(sch.GetBlock("B"));
+    KILN_EXPECT_SCHEDULE_ERROR(sch.Bind(loops[0], "threadIdx.x"),
+                               "bind: block 'B' under loop i does not have an affine binding");
+  }
+}
+
 // Two blocks write one buffer: neither is a complete block.
 TEST(ForKind, RefusesSecondWriter) {
   PrimFunc f = ParseFunc(R"(
@@ -259,10 +345,34 @@ def main(A: T.Buffer((4,), "float32"), B: T.Buffer((4,), "float32")):
                              "is not the only writer of buffer B in its scope");
 }
 
-// The producer writes half of what the consumer reads: the scope is not a
-// stage pipeline.
-TEST(ForKind, RefusesNonStagePipelineScope) {
+// Under loop j, C reads what B writes in the next iteration: the iterations
+// depend on each other and may not run in parallel. A producer outside the
+// loop needs no proof (it runs before the whole loop), even one that writes
+// less than the consumer reads.
+TEST(ForKind, RefusesLoopWhoseIterationsFeedEachOther) {
   PrimFunc f = ParseFunc(R"(
+@T.prim_func
+def main(A: T.Buffer((4,), "float32"), C: T.Buffer((4,), "float32")):
+    B = T.alloc_buffer((4,))
+    for j in range(4):
+        with T.block("B"):
+            v = T.axis.spatial(4, j)
+            T.reads(A[v])
+            T.writes(B[v])
+            B[v] = A[v]
+        with T.block("C"):
+            v = T.axis.spatial(4, j)
+            T.reads(B[T.min(v + 1, 3)])
+            T.writes(C[v])
+            C[v] = B[T.min(v + 1, 3)]
+)");
+  Schedule sch(f);
+  auto loops = sch.GetLoops(sch.GetBlock("C"));
+  KILN_EXPECT_SCHEDULE_ERROR(sch.Parallel(loops[0]),
+                             "parallel: iterations of loop j depend on each other: the region of "
+                             "buffer B that block C reads");
+
+  PrimFunc outside = ParseFunc(R"(
 @T.prim_func
 def main(A: T.Buffer((4,), "float32"), C: T.Buffer((4,), "float32")):
     B = T.alloc_buffer((4,))
@@ -279,59 +389,62 @@ def main(A: T.Buffer((4,), "float32"), C: T.Buffer((4,), "float32")):
             T.writes(C[v])
             C[v] = B[v]
 )");
-  Schedule sch(f);
-  auto loops = sch.GetLoops(sch.GetBlock("C"));
-  KILN_EXPECT_SCHEDULE_ERROR(sch.Parallel(loops[0]),
-                             "parallel: the scope block 'root' of loop j is not a stage pipeline");
+  Schedule ok(outside);
+  ok.Parallel(ok.GetLoops(ok.GetBlock("C"))[0]);
 }
 
-// The schedule remembers what parallel proved (stage pipeline, affine
-// bindings) only while the data flow is unchanged: annotations and loop
-// kinds keep the facts, any other rewrite forgets them, so a later check on
-// a changed program is made again and refuses what it must.
+// The schedule remembers what parallel proved (self-contained iterations,
+// affine bindings) only while the data flow is unchanged: annotations and
+// loop kinds keep the facts, any other rewrite forgets them, so a later
+// check on a changed program is made again and refuses what it must.
 TEST(ForKind, ProvedFactsLastOnlyWhileTheDataflowIsUnchanged) {
   const char* kTwoStages = R"(
 @T.prim_func
 def main(A: T.Buffer((4,), "float32"), C: T.Buffer((4,), "float32")):
     B = T.alloc_buffer((4,))
-    for i in range(%d):
+    for j in range(4):
         with T.block("B"):
-            v = T.axis.spatial(%d, i)
+            v = T.axis.spatial(4, j)
             T.reads(A[v])
             T.writes(B[v])
             B[v] = A[v]
-    for j in range(4):
         with T.block("C"):
             v = T.axis.spatial(4, j)
-            T.reads(B[v])
+            T.reads(B[%s])
             T.writes(C[v])
-            C[v] = B[v]
+            C[v] = B[%s]
 )";
   char good_text[1024], bad_text[1024];
-  std::snprintf(good_text, sizeof good_text, kTwoStages, 4, 4);
-  std::snprintf(bad_text, sizeof bad_text, kTwoStages, 2, 2);  // B writes only half
+  std::snprintf(good_text, sizeof good_text, kTwoStages, "v", "v");
+  // C reads what the next iteration writes.
+  std::snprintf(bad_text, sizeof bad_text, kTwoStages, "T.min(v + 1, 3)", "T.min(v + 1, 3)");
   PrimFunc good = ParseFunc(good_text), bad = ParseFunc(bad_text);
 
   Schedule sch(good);
   BlockRV c = sch.GetBlock("C");
-  sch.Parallel(sch.GetLoops(c)[0]);
-  EXPECT_TRUE(sch.KnowsFact("stage pipeline: root"));
+  LoopRV j = sch.GetLoops(c)[0];
+  const std::string self_contained =
+      "self-contained: j@" +
+      std::to_string(reinterpret_cast<uintptr_t>(sch.Get(j).loop_var.get()));
+  sch.Parallel(j);
+  EXPECT_TRUE(sch.KnowsFact(self_contained));
   EXPECT_TRUE(sch.KnowsFact("affine: C"));
   sch.Annotate(c, "hint", int64_t{1});
-  sch.Unroll(sch.GetLoops(sch.GetBlock("B"))[0]);
-  EXPECT_TRUE(sch.KnowsFact("stage pipeline: root"));  // kinds and annotations only
-  sch.Split(sch.GetLoops(sch.GetBlock("B"))[0], {int64_t{2}, int64_t{2}});
-  EXPECT_FALSE(sch.KnowsFact("stage pipeline: root"));  // a loop rewrite forgets
+  sch.Unroll(j);
+  EXPECT_TRUE(sch.KnowsFact(self_contained));  // kinds and annotations only
+  EXPECT_TRUE(sch.KnowsFact("affine: C"));
+  sch.Split(j, {int64_t{2}, int64_t{2}});
+  EXPECT_FALSE(sch.KnowsFact(self_contained));  // a loop rewrite forgets
   EXPECT_FALSE(sch.KnowsFact("affine: C"));
 
   Schedule again(good);
-  again.Parallel(again.GetLoops(again.GetBlock("C"))[0]);
-  ASSERT_TRUE(again.KnowsFact("stage pipeline: root"));
+  LoopRV j2 = again.GetLoops(again.GetBlock("C"))[0];
+  again.Parallel(j2);
   // A new body with another data flow: the old facts must not vouch for it.
   again.SetBody(bad.body);
-  EXPECT_FALSE(again.KnowsFact("stage pipeline: root"));
+  EXPECT_FALSE(again.KnowsFact("affine: C"));
   KILN_EXPECT_SCHEDULE_ERROR(again.Vectorize(again.GetLoops(again.GetBlock("C"))[0]),
-                             "vectorize: the scope block 'root' of loop j is not a stage pipeline");
+                             "vectorize: iterations of loop j depend on each other");
 }
 
 // An in-place spatial block (reads what it writes, no init) is neither

@@ -2,14 +2,27 @@
 //
 // The loop keeps its variable, so every handle to it stays valid. Parallel,
 // vectorize and bind change the order in which iterations may run, so they
-// are legal only where the iterations are independent, as TVM decides it:
-//   - the loop's scope is a stage pipeline and the loop's child blocks are
-//     complete or reduction blocks (compact data flow);
-//   - every block under the loop has an affine binding;
+// are legal only where the iterations are independent:
+//   - the data flow under the loop is self-contained in each iteration: a
+//     block under the loop reads, of what other blocks under the loop write,
+//     only what the same iteration writes (region cover, CheckSelfContained
+//     below);
+//   - the loop's child blocks are complete or reduction blocks (compact
+//     data flow, as TVM has it);
+//   - every block under the loop has an affine binding, except a block whose
+//     instances are idempotent (data-parallel, each instance writes its own
+//     single element, reads nothing it writes): running such an instance
+//     twice, or from two threads at once, stores the same value again, so a
+//     binding that repeats instances is harmless. This is the shared-memory
+//     fetch of a padded convolution input on GPU, whose halo makes the
+//     binding overlap between tiles (TVM 0.27 drops the affine check for
+//     these primitives altogether; Kiln keeps it for every block that could
+//     accumulate or collide);
 //   - the loop variable feeds only data-parallel block iterators (bind to
 //     threadIdx.* may also feed reduction iterators: TVM's cross-thread
 //     reduction, which its lowering turns into a reduction across threads).
 // Unroll does not change the iteration order and has no preconditions.
+#include <cstdint>
 #include <functional>
 #include <set>
 #include <string>
@@ -88,6 +101,42 @@ bool OtherLoopBinds(const StmtPath& loop_path, const std::string& tag) {
 
 std::string Q(const std::string& s) { return "'" + s + "'"; }
 
+// Whether running any instance of `b` again, or concurrently with itself,
+// changes nothing: every iterator is data-parallel, every write is one
+// element whose indices are distinct iterators (plus constants) covering all
+// of them, so distinct instances write distinct elements, and the block
+// reads no buffer it writes, so an instance computes the same value each time.
+bool HasIdempotentInstances(const BlockNode& b) {
+  if (b.writes.empty()) return false;
+  for (const IterVar& iv : b.iter_vars) {
+    if (iv.iter_type != IterType::kDataPar) return false;
+  }
+  for (const BufferRegion& w : b.writes) {
+    for (const BufferRegion& r : b.reads) {
+      if (r.buffer.same_as(w.buffer)) return false;
+    }
+    std::set<const VarNode*> seen;
+    for (const Range& dim : w.region) {
+      if (!IsConstInt(dim.extent, 1)) return false;
+      Expr index = dim.min;
+      if (const auto* add = index.as<BinaryNode>();
+          add != nullptr && add->kind == ExprKind::kAdd && add->b.as<IntImmNode>() != nullptr) {
+        index = add->a;
+      }
+      const auto* v = index.as<VarNode>();
+      if (v == nullptr) {
+        if (index.as<IntImmNode>() != nullptr) continue;
+        return false;
+      }
+      bool is_iter = false;
+      for (const IterVar& iv : b.iter_vars) is_iter = is_iter || iv.var.get() == v;
+      if (!is_iter || !seen.insert(v).second) return false;
+    }
+    if (seen.size() != b.iter_vars.size()) return false;
+  }
+  return true;
+}
+
 class ParallelChecker {
  public:
   ParallelChecker(Schedule* sch, const std::string& op, const StmtPath& loop_path,
@@ -118,19 +167,10 @@ class ParallelChecker {
     return true;
   }
 
-  // Stage pipeline of the scope and compact data flow of the loop's subtree.
+  // Self-contained data flow in each iteration of the loop, and compact data
+  // flow of the loop's subtree.
   void CheckScope() {
-    std::string why;
-    StmtPath scope_path = ScopePathOf(path_);
-    const BlockNode* scope = scope_path.back().as<BlockRealizeNode>()->block.get();
-    std::string fact = "stage pipeline: " + scope->name;
-    if (!sch_->KnowsFact(fact)) {
-      if (!IsStagePipeline(scope_path, &why)) {
-        Fail("the scope block " + Q(scope->name) + " of loop " + LoopName() +
-             " is not a stage pipeline (" + why + ")");
-      }
-      sch_->NoteFact(std::move(fact));
-    }
+    CheckSelfContained();
     StmtPath prefix(path_.begin(), path_.end() - 1);
     for (const StmtPath& rel : BlockPathsInScope(path_.back())) {
       StmtPath block_path = prefix;
@@ -158,6 +198,34 @@ class ParallelChecker {
     }
   }
 
+  // Every block under the loop reads, of what other blocks under the loop
+  // write, only what they write in the same iteration (region cover with
+  // the lowest common ancestor at or below the loop), so iterations do not
+  // feed each other and may run in any order. Producer/consumer pairs with
+  // one side outside the loop need no proof: that side runs wholly before or
+  // after the loop, whatever order its iterations take. (TVM checks no
+  // region cover here; Kiln's older rule, the whole scope a stage pipeline,
+  // also refused pairs outside the loop whose regions the analysis cannot
+  // bound, such as a transposed convolution's halo fetch.)
+  void CheckSelfContained() {
+    // Keyed by the loop variable's identity: the loop keeps it through kind
+    // changes, and any other rewrite forgets every fact.
+    std::string fact = "self-contained: " + LoopName() + "@" +
+                       std::to_string(reinterpret_cast<uintptr_t>(loop_->loop_var.get()));
+    if (sch_->KnowsFact(fact)) return;
+    StmtPath scope_path = ScopePathOf(path_);
+    const StmtNode* loop = path_.back().get();
+    StmtPath prefix(path_.begin(), path_.end() - 1);
+    for (const StmtPath& rel : BlockPathsInScope(path_.back())) {
+      const auto* consumer = rel.back().as<BlockRealizeNode>();
+      std::string why;
+      if (!IsRegionCovered(scope_path, consumer, &why, loop)) {
+        Fail("iterations of loop " + LoopName() + " depend on each other: " + why);
+      }
+    }
+    sch_->NoteFact(std::move(fact));
+  }
+
   // Checks each block under the statement at the end of `path`.
   void CheckBlocksUnder(const StmtPath& path) {
     StmtPath prefix(path.begin(), path.end() - 1);
@@ -173,7 +241,7 @@ class ParallelChecker {
     const auto* realize = block_path.back().as<BlockRealizeNode>();
     const BlockNode* b = realize->block.get();
     std::string why;
-    if (!Affine(block_path, &why)) {
+    if (!Affine(block_path, &why) && !HasIdempotentInstances(*b)) {
       Fail("block " + Q(b->name) + " under loop " + LoopName() +
            " does not have an affine binding (" + why + ")");
     }
