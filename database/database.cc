@@ -1,118 +1,31 @@
+// The tuning database's workloads, records and peer figures: storing them
+// (Database::Impl::Insert, structural lookup of workloads) and the queries
+// the tuner, `kiln query` and `kiln report` ask. The connection, schema,
+// jobs and JSON-lines files are beside it (database/database_impl.h).
 #include "database/database.h"
 
 #include <sqlite3.h>
 
 #include <algorithm>
 #include <cmath>
-#include <ctime>
-#include <istream>
+#include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
-#include <ostream>
-#include <unordered_map>
+#include <optional>
+#include <string>
+#include <vector>
 
+#include "database/database_impl.h"
 #include "database/record_json.h"
-#include "ir/text/parser.h"
-#include "ir/text/printer.h"
 #include "ir/structural_equal.h"
 #include "ir/structural_hash.h"
 #include "ir/target.h"
+#include "ir/text/parser.h"
+#include "ir/text/printer.h"
 
 namespace kiln::database {
 
-namespace {
-
 using nlohmann::json;
-
-// Marks a file as Kiln's: any other SQLite file is refused, never modified.
-constexpr const char* kFormatKey = "format";
-constexpr const char* kFormatValue = "kiln-tuning-db";
-
-// migrations[v] takes the schema from version v to v + 1.
-const std::vector<const char*>& Migrations() {
-  static const std::vector<const char*> m = {
-      R"sql(
-CREATE TABLE kiln_meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
-INSERT INTO kiln_meta VALUES ('format', 'kiln-tuning-db');
-CREATE TABLE workloads(
-  id INTEGER PRIMARY KEY, hash TEXT NOT NULL, text TEXT NOT NULL);
-CREATE INDEX workloads_by_hash ON workloads(hash);
-CREATE TABLE targets(
-  id INTEGER PRIMARY KEY, target TEXT NOT NULL, fingerprint TEXT NOT NULL,
-  UNIQUE(target, fingerprint));
-CREATE TABLE records(
-  id INTEGER PRIMARY KEY,
-  workload_id INTEGER NOT NULL REFERENCES workloads(id),
-  target_id INTEGER NOT NULL REFERENCES targets(id),
-  trace_hash TEXT NOT NULL, trace_json TEXT NOT NULL,
-  run_seconds TEXT NOT NULL, median_seconds REAL NOT NULL,
-  status TEXT NOT NULL, message TEXT NOT NULL, verified INTEGER NOT NULL,
-  args TEXT NOT NULL, host TEXT NOT NULL, kiln_version TEXT NOT NULL,
-  seed INTEGER NOT NULL, job_id TEXT NOT NULL, timestamp INTEGER NOT NULL,
-  UNIQUE(workload_id, target_id, trace_hash));
-CREATE INDEX records_best ON records(workload_id, target_id, median_seconds)
-  WHERE status = 'ok' AND verified = 1;
-)sql",
-      // Version 2: the farm's jobs (rpc/farm/coordinator.h), so that a
-      // restarted coordinator resumes them. `spec` is the job as the farm
-      // stores it (kiln.v1.TuningJob in Protobuf's JSON mapping); the
-      // database only keeps it.
-      R"sql(
-CREATE TABLE jobs(
-  id INTEGER PRIMARY KEY, spec TEXT NOT NULL, state TEXT NOT NULL,
-  priority INTEGER NOT NULL, pool TEXT NOT NULL, message TEXT NOT NULL,
-  created INTEGER NOT NULL, updated INTEGER NOT NULL);
-CREATE INDEX jobs_by_state ON jobs(state);
-)sql",
-      // Version 3: trust in a measurement (issue 22) and where a record came
-      // from. `stale`: a re-measure (`kiln db verify --mark-stale`,
-      // search/verify_records.h) no longer reproduces the stored time, so the
-      // record never counts as best. `machine_load` / `wide_spread`: the noise
-      // figures of the measurement (search/measure.h). `provenance`: '' for
-      // Kiln's own measurements, 'tvm' for one imported from a MetaSchedule
-      // database (database/tvm_import.h), with `source_run_seconds`, the run
-      // seconds the source reported. records_best is rebuilt to leave stale
-      // records out. `peers`: the time another implementation takes for a
-      // workload on a target (PeerFigure in database/database.h), which
-      // `kiln report` sets the best record against. `principal`: the farm
-      // principal (rpc/farm/auth_file.h) that submitted a job and whose job
-      // committed a record; '' outside the farm and for older rows.
-      R"sql(
-ALTER TABLE records ADD COLUMN stale INTEGER NOT NULL DEFAULT 0;
-ALTER TABLE records ADD COLUMN machine_load REAL NOT NULL DEFAULT -1;
-ALTER TABLE records ADD COLUMN wide_spread INTEGER NOT NULL DEFAULT 0;
-ALTER TABLE records ADD COLUMN provenance TEXT NOT NULL DEFAULT '';
-ALTER TABLE records ADD COLUMN source_run_seconds TEXT NOT NULL DEFAULT '[]';
-DROP INDEX records_best;
-CREATE INDEX records_best ON records(workload_id, target_id, median_seconds)
-  WHERE status = 'ok' AND verified = 1 AND stale = 0;
-CREATE TABLE peers(
-  workload_id INTEGER NOT NULL REFERENCES workloads(id), target TEXT NOT NULL,
-  name TEXT NOT NULL, seconds REAL NOT NULL, note TEXT NOT NULL, timestamp INTEGER NOT NULL,
-  UNIQUE(workload_id, target, name));
-ALTER TABLE records ADD COLUMN principal TEXT NOT NULL DEFAULT '';
-ALTER TABLE jobs ADD COLUMN principal TEXT NOT NULL DEFAULT '';
-)sql",
-  };
-  return m;
-}
-
-// The record columns ReadRecord reads, in order. A file older than version 3
-// opened read-only reads them through a view with their defaults (Open).
-constexpr const char* kRecordColumns =
-    "w.hash, t.target, t.fingerprint, r.trace_json, r.trace_hash, r.run_seconds, "
-    "r.median_seconds, r.status, r.message, r.verified, r.args, r.host, r.kiln_version, "
-    "r.seed, r.job_id, r.timestamp, r.workload_id, r.stale, r.machine_load, r.wide_spread, "
-    "r.provenance, r.source_run_seconds";
-// Columns of kRecordColumns, for the queries that select more after them.
-constexpr int kRecordColumnCount = 22;
-
-std::string ColumnText(sqlite3_stmt* s, int i) {
-  const unsigned char* t = sqlite3_column_text(s, i);
-  return t ? std::string(reinterpret_cast<const char*>(t)) : std::string();
-}
-
-}  // namespace
 
 std::string NormalizeTarget(const std::string& target) {
   try {
@@ -140,308 +53,111 @@ std::string MissReason::Explain() const {
   return "hit";
 }
 
-struct Database::Impl {
-  sqlite3* db = nullptr;
-  std::string path;
-  bool read_only = false;
-  int schema_version = kSchemaVersion;  // what the file holds (older only read-only)
-  std::string commit_principal;  // stored with every record this handle commits
-  int txn_depth = 0;
-  std::unordered_map<std::string, sqlite3_stmt*> statements;
-  // Parsed workloads by hash, so structural equality checks parse once.
-  mutable std::unordered_map<std::string, std::vector<std::pair<WorkloadId, ir::PrimFunc>>> parsed;
-  std::map<std::pair<std::string, std::string>, int64_t> target_ids;
-
-  ~Impl() {
-    for (auto& [sql, s] : statements) sqlite3_finalize(s);
-    if (db) sqlite3_close_v2(db);
-  }
-
-  [[noreturn]] void Fail(const std::string& what, int rc) const {
-    std::string detail = db ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
-    int code = rc & 0xff;
-    if (code == SQLITE_NOTADB || code == SQLITE_CORRUPT) {
-      throw DatabaseError(path + ": not a valid SQLite database or corrupt (" + detail + ")");
-    }
-    throw DatabaseError(path + ": " + what + ": " + detail);
-  }
-
-  void Exec(const char* sql) {
-    char* err = nullptr;
-    int rc = sqlite3_exec(db, sql, nullptr, nullptr, &err);
-    if (rc != SQLITE_OK) {
-      std::string msg = err ? err : sqlite3_errstr(rc);
-      sqlite3_free(err);
-      int code = rc & 0xff;
-      if (code == SQLITE_NOTADB || code == SQLITE_CORRUPT) {
-        throw DatabaseError(path + ": not a valid SQLite database or corrupt (" + msg + ")");
-      }
-      throw DatabaseError(path + ": " + msg);
-    }
-  }
-
-  // A cached prepared statement, reset and unbound on scope exit.
-  class Stmt {
-   public:
-    Stmt(Impl* impl, sqlite3_stmt* s) : impl_(impl), s_(s) {}
-    ~Stmt() {
-      sqlite3_reset(s_);
-      sqlite3_clear_bindings(s_);
-    }
-    Stmt(const Stmt&) = delete;
-    Stmt& operator=(const Stmt&) = delete;
-    sqlite3_stmt* get() const { return s_; }
-    Stmt& Bind(int i, int64_t v) { return Check(sqlite3_bind_int64(s_, i, v)); }
-    Stmt& Bind(int i, double v) { return Check(sqlite3_bind_double(s_, i, v)); }
-    Stmt& Bind(int i, const std::string& v) {
-      return Check(sqlite3_bind_text(s_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT));
-    }
-    // True while there is a row.
-    bool Step() {
-      int rc = sqlite3_step(s_);
-      if (rc == SQLITE_ROW) return true;
-      if (rc == SQLITE_DONE) return false;
-      impl_->Fail("query failed", rc);
-    }
-
-   private:
-    Stmt& Check(int rc) {
-      if (rc != SQLITE_OK) impl_->Fail("bind failed", rc);
-      return *this;
-    }
-    Impl* impl_;
-    sqlite3_stmt* s_;
-  };
-
-  Stmt Prepare(const std::string& sql) {
-    auto it = statements.find(sql);
-    if (it == statements.end()) {
-      sqlite3_stmt* s = nullptr;
-      int rc = sqlite3_prepare_v3(db, sql.c_str(), -1, SQLITE_PREPARE_PERSISTENT, &s, nullptr);
-      if (rc != SQLITE_OK) Fail("prepare failed", rc);
-      it = statements.emplace(sql, s).first;
-    }
-    return Stmt(this, it->second);
-  }
-
-  void Begin() {
-    // IMMEDIATE takes the write lock up front, so concurrent writers wait on
-    // the busy timeout instead of failing with a deadlock mid-transaction.
-    if (txn_depth++ == 0) Exec("BEGIN IMMEDIATE");
-  }
-  void Commit() {
-    if (--txn_depth == 0) Exec("COMMIT");
-  }
-  void Rollback() {
-    if (--txn_depth == 0) sqlite3_exec(db, "ROLLBACK", nullptr, nullptr, nullptr);
-  }
-
-  int UserVersion() {
-    Stmt s = Prepare("PRAGMA user_version");
-    s.Step();
-    return sqlite3_column_int(s.get(), 0);
-  }
-
-  void CheckAndMigrate() {
-    // Reading the schema is the first access to the file: a non-SQLite file
-    // fails here with SQLITE_NOTADB.
-    int64_t tables = 0;
-    bool has_meta = false;
-    {
-      Stmt s = Prepare("SELECT name FROM sqlite_master WHERE type = 'table'");
-      while (s.Step()) {
-        ++tables;
-        if (ColumnText(s.get(), 0) == "kiln_meta") has_meta = true;
-      }
-    }
-    int version = UserVersion();
-    if (tables > 0 && !has_meta) {
-      throw DatabaseError(path + ": an SQLite database but not a Kiln tuning database "
-                                 "(no kiln_meta table)");
-    }
-    if (has_meta) {
-      Stmt s = Prepare("SELECT value FROM kiln_meta WHERE key = ?");
-      s.Bind(1, std::string(kFormatKey));
-      if (!s.Step() || ColumnText(s.get(), 0) != kFormatValue) {
-        throw DatabaseError(path + ": not a Kiln tuning database (kiln_meta has no format marker)");
-      }
-    }
-    if (version > kSchemaVersion) {
-      throw DatabaseError(path + ": written by a newer Kiln (schema version " +
-                          std::to_string(version) + "; this binary reads up to " +
-                          std::to_string(kSchemaVersion) + "); upgrade Kiln to use it");
-    }
-    schema_version = version;
-    if (version == kSchemaVersion) return;
-    // An older file opened read-only is read as it is: migrations since
-    // version 1 only add tables (version 2: the farm's jobs) or columns that
-    // a view stands in for (version 3; its peers table is looked for), and query,
-    // compile and the C API read records, so a build pipeline keeps reading
-    // a database that a newer Kiln has not written yet.
-    if (read_only && version >= 1) {
-      // Version 3's columns, as their defaults, through a view that shadows
-      // the table for this connection only (the file is not written).
-      if (version < 3) {
-        Exec("CREATE TEMP VIEW records AS SELECT *, 0 AS stale, -1.0 AS machine_load, "
-             "0 AS wide_spread, '' AS provenance, '[]' AS source_run_seconds, '' AS principal "
-             "FROM main.records");
-      }
-      if (version == 2) Exec("CREATE TEMP VIEW jobs AS SELECT *, '' AS principal FROM main.jobs");
-      return;
-    }
-    if (read_only) {
-      throw DatabaseError(path + (tables == 0 ? ": empty file, not a Kiln tuning database"
-                                              : ": schema version " + std::to_string(version) +
-                                                    " needs a migration; open it read-write once"));
-    }
-    Begin();
+const std::vector<std::pair<WorkloadId, ir::PrimFunc>>& Database::Impl::Candidates(
+    const std::string& hash) {
+  auto it = parsed.find(hash);
+  if (it != parsed.end()) return it->second;
+  std::vector<std::pair<WorkloadId, ir::PrimFunc>> found;
+  Stmt s = Prepare("SELECT id, text FROM workloads WHERE hash = ? ORDER BY id");
+  s.Bind(1, hash);
+  while (s.Step()) {
+    WorkloadId id = sqlite3_column_int64(s.get(), 0);
     try {
-      for (int v = UserVersion(); v < kSchemaVersion; ++v) {
-        Exec(Migrations()[v]);
-        Exec(("PRAGMA user_version = " + std::to_string(v + 1)).c_str());
-      }
-      Commit();
-    } catch (...) {
-      Rollback();
-      throw;
-    }
-    schema_version = kSchemaVersion;
-  }
-
-  const std::vector<std::pair<WorkloadId, ir::PrimFunc>>& Candidates(const std::string& hash) {
-    auto it = parsed.find(hash);
-    if (it != parsed.end()) return it->second;
-    std::vector<std::pair<WorkloadId, ir::PrimFunc>> found;
-    Stmt s = Prepare("SELECT id, text FROM workloads WHERE hash = ? ORDER BY id");
-    s.Bind(1, hash);
-    while (s.Step()) {
-      WorkloadId id = sqlite3_column_int64(s.get(), 0);
-      try {
-        found.emplace_back(id, ir::ParseFunc(ColumnText(s.get(), 1), "workload " + std::to_string(id)));
-      } catch (const std::exception& e) {
-        throw DatabaseError(path + ": stored workload " + std::to_string(id) +
-                            " does not parse: " + e.what());
-      }
-    }
-    return parsed.emplace(hash, std::move(found)).first->second;
-  }
-
-  std::optional<WorkloadId> Find(const ir::PrimFunc& f) {
-    for (const auto& [id, g] : Candidates(ir::StructuralHashHex(f))) {
-      if (ir::StructuralEqual(f, g)) return id;
-    }
-    return std::nullopt;
-  }
-
-  int64_t TargetId(const std::string& target, const std::string& fingerprint) {
-    auto key = std::make_pair(target, fingerprint);
-    if (auto it = target_ids.find(key); it != target_ids.end()) return it->second;
-    {
-      Stmt s = Prepare("INSERT OR IGNORE INTO targets(target, fingerprint) VALUES (?, ?)");
-      s.Bind(1, target).Bind(2, fingerprint);
-      s.Step();
-    }
-    Stmt s = Prepare("SELECT id FROM targets WHERE target = ? AND fingerprint = ?");
-    s.Bind(1, target).Bind(2, fingerprint);
-    if (!s.Step()) throw DatabaseError(path + ": target row vanished");
-    int64_t id = sqlite3_column_int64(s.get(), 0);
-    // Cached only once the row is durable: an id inside a rolled back
-    // transaction would dangle.
-    if (txn_depth == 0) target_ids.emplace(key, id);
-    return id;
-  }
-
-  bool Insert(WorkloadId workload, const TuningRecord& in) {
-    if (read_only) throw DatabaseError(path + ": opened read-only");
-    if (!IsKnownStatus(in.status)) {
-      throw DatabaseError("record status '" + in.status + "' is not one of ok, build_error, "
-                          "run_crash, timeout, wrong_result, infra_error");
-    }
-    std::string target = NormalizeTarget(in.target);
-    std::string trace;
-    try {
-      trace = CanonicalTraceJson(in.trace_json);
+      found.emplace_back(id, ir::ParseFunc(ColumnText(s.get(), 1), "workload " + std::to_string(id)));
     } catch (const std::exception& e) {
-      throw DatabaseError(std::string("record ") + e.what());
+      throw DatabaseError(path + ": stored workload " + std::to_string(id) +
+                          " does not parse: " + e.what());
     }
-    std::string trace_hash = TraceHash(trace);
-    int64_t target_id = TargetId(target, in.fingerprint);
-    Stmt s = Prepare(
-        "INSERT OR IGNORE INTO records(workload_id, target_id, trace_hash, trace_json, "
-        "run_seconds, median_seconds, status, message, verified, args, host, kiln_version, "
-        "seed, job_id, timestamp, stale, machine_load, wide_spread, provenance, "
-        "source_run_seconds, principal) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
-    s.Bind(1, workload).Bind(2, target_id).Bind(3, trace_hash).Bind(4, trace);
-    s.Bind(5, json(in.run_seconds).dump()).Bind(6, Median(in.run_seconds));
-    s.Bind(7, in.status).Bind(8, in.message).Bind(9, int64_t{in.verified ? 1 : 0});
-    s.Bind(10, ArgsToJson(in.args).dump()).Bind(11, in.provenance.host);
-    s.Bind(12, in.provenance.kiln_version).Bind(13, static_cast<int64_t>(in.provenance.seed));
-    s.Bind(14, in.provenance.job_id).Bind(15, in.provenance.timestamp);
-    s.Bind(16, int64_t{in.stale ? 1 : 0}).Bind(17, in.machine_load);
-    s.Bind(18, int64_t{in.wide_spread ? 1 : 0});
-    s.Bind(19, in.provenance.source).Bind(20, json(in.provenance.source_run_seconds).dump());
-    s.Bind(21, commit_principal);
-    s.Step();
-    return sqlite3_changes(db) > 0;
   }
-
-  TuningRecord ReadRecord(sqlite3_stmt* s, WorkloadId* workload) {
-    TuningRecord r;
-    r.workload_hash = ColumnText(s, 0);
-    r.target = ColumnText(s, 1);
-    r.fingerprint = ColumnText(s, 2);
-    r.trace_json = ColumnText(s, 3);
-    r.trace_hash = ColumnText(s, 4);
-    r.run_seconds = json::parse(ColumnText(s, 5)).get<std::vector<double>>();
-    r.median_seconds = sqlite3_column_double(s, 6);
-    r.status = ColumnText(s, 7);
-    r.message = ColumnText(s, 8);
-    r.verified = sqlite3_column_int(s, 9) != 0;
-    r.args = ArgsFromJson(json::parse(ColumnText(s, 10)));
-    r.provenance.host = ColumnText(s, 11);
-    r.provenance.kiln_version = ColumnText(s, 12);
-    r.provenance.seed = static_cast<uint64_t>(sqlite3_column_int64(s, 13));
-    r.provenance.job_id = ColumnText(s, 14);
-    r.provenance.timestamp = sqlite3_column_int64(s, 15);
-    if (workload) *workload = sqlite3_column_int64(s, 16);
-    r.stale = sqlite3_column_int(s, 17) != 0;
-    r.machine_load = sqlite3_column_double(s, 18);
-    r.wide_spread = sqlite3_column_int(s, 19) != 0;
-    r.provenance.source = ColumnText(s, 20);
-    r.provenance.source_run_seconds =
-        json::parse(ColumnText(s, 21)).get<std::vector<double>>();
-    return r;
-  }
-};
-
-Database::Database(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
-Database::Database(Database&&) noexcept = default;
-Database& Database::operator=(Database&&) noexcept = default;
-Database::~Database() = default;
-
-Database Database::Open(const std::string& path, Mode mode) {
-  auto impl = std::make_unique<Impl>();
-  impl->path = path;
-  impl->read_only = mode == Mode::kReadOnly;
-  int flags = impl->read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
-  int rc = sqlite3_open_v2(path.c_str(), &impl->db, flags | SQLITE_OPEN_NOMUTEX, nullptr);
-  if (rc != SQLITE_OK) impl->Fail("cannot open", rc);
-  sqlite3_extended_result_codes(impl->db, 1);
-  sqlite3_busy_timeout(impl->db, 10000);
-  if (!impl->read_only) {
-    // WAL: readers never block the writer, and a commit is durable once
-    // its frames are in the log (NORMAL sync is safe against a killed process).
-    impl->Exec("PRAGMA journal_mode = WAL");
-    impl->Exec("PRAGMA synchronous = NORMAL");
-  }
-  impl->Exec("PRAGMA foreign_keys = ON");
-  impl->CheckAndMigrate();
-  return Database(std::move(impl));
+  return parsed.emplace(hash, std::move(found)).first->second;
 }
 
-Database Database::InMemory() { return Open(":memory:"); }
+std::optional<WorkloadId> Database::Impl::Find(const ir::PrimFunc& f) {
+  for (const auto& [id, g] : Candidates(ir::StructuralHashHex(f))) {
+    if (ir::StructuralEqual(f, g)) return id;
+  }
+  return std::nullopt;
+}
 
-const std::string& Database::path() const { return impl_->path; }
+int64_t Database::Impl::TargetId(const std::string& target, const std::string& fingerprint) {
+  auto key = std::make_pair(target, fingerprint);
+  if (auto it = target_ids.find(key); it != target_ids.end()) return it->second;
+  {
+    Stmt s = Prepare("INSERT OR IGNORE INTO targets(target, fingerprint) VALUES (?, ?)");
+    s.Bind(1, target).Bind(2, fingerprint);
+    s.Step();
+  }
+  Stmt s = Prepare("SELECT id FROM targets WHERE target = ? AND fingerprint = ?");
+  s.Bind(1, target).Bind(2, fingerprint);
+  if (!s.Step()) throw DatabaseError(path + ": target row vanished");
+  int64_t id = sqlite3_column_int64(s.get(), 0);
+  // Cached only once the row is durable: an id inside a rolled back
+  // transaction would dangle.
+  if (txn_depth == 0) target_ids.emplace(key, id);
+  return id;
+}
+
+bool Database::Impl::Insert(WorkloadId workload, const TuningRecord& in) {
+  if (read_only) throw DatabaseError(path + ": opened read-only");
+  if (!IsKnownStatus(in.status)) {
+    throw DatabaseError("record status '" + in.status + "' is not one of ok, build_error, "
+                        "run_crash, timeout, wrong_result, infra_error");
+  }
+  std::string target = NormalizeTarget(in.target);
+  std::string trace;
+  try {
+    trace = CanonicalTraceJson(in.trace_json);
+  } catch (const std::exception& e) {
+    throw DatabaseError(std::string("record ") + e.what());
+  }
+  std::string trace_hash = TraceHash(trace);
+  int64_t target_id = TargetId(target, in.fingerprint);
+  Stmt s = Prepare(
+      "INSERT OR IGNORE INTO records(workload_id, target_id, trace_hash, trace_json, "
+      "run_seconds, median_seconds, status, message, verified, args, host, kiln_version, "
+      "seed, job_id, timestamp, stale, machine_load, wide_spread, provenance, "
+      "source_run_seconds, principal) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+  s.Bind(1, workload).Bind(2, target_id).Bind(3, trace_hash).Bind(4, trace);
+  s.Bind(5, json(in.run_seconds).dump()).Bind(6, Median(in.run_seconds));
+  s.Bind(7, in.status).Bind(8, in.message).Bind(9, int64_t{in.verified ? 1 : 0});
+  s.Bind(10, ArgsToJson(in.args).dump()).Bind(11, in.provenance.host);
+  s.Bind(12, in.provenance.kiln_version).Bind(13, static_cast<int64_t>(in.provenance.seed));
+  s.Bind(14, in.provenance.job_id).Bind(15, in.provenance.timestamp);
+  s.Bind(16, int64_t{in.stale ? 1 : 0}).Bind(17, in.machine_load);
+  s.Bind(18, int64_t{in.wide_spread ? 1 : 0});
+  s.Bind(19, in.provenance.source).Bind(20, json(in.provenance.source_run_seconds).dump());
+  s.Bind(21, commit_principal);
+  s.Step();
+  return sqlite3_changes(db) > 0;
+}
+
+TuningRecord Database::Impl::ReadRecord(sqlite3_stmt* s, WorkloadId* workload) {
+  TuningRecord r;
+  r.workload_hash = ColumnText(s, 0);
+  r.target = ColumnText(s, 1);
+  r.fingerprint = ColumnText(s, 2);
+  r.trace_json = ColumnText(s, 3);
+  r.trace_hash = ColumnText(s, 4);
+  r.run_seconds = json::parse(ColumnText(s, 5)).get<std::vector<double>>();
+  r.median_seconds = sqlite3_column_double(s, 6);
+  r.status = ColumnText(s, 7);
+  r.message = ColumnText(s, 8);
+  r.verified = sqlite3_column_int(s, 9) != 0;
+  r.args = ArgsFromJson(json::parse(ColumnText(s, 10)));
+  r.provenance.host = ColumnText(s, 11);
+  r.provenance.kiln_version = ColumnText(s, 12);
+  r.provenance.seed = static_cast<uint64_t>(sqlite3_column_int64(s, 13));
+  r.provenance.job_id = ColumnText(s, 14);
+  r.provenance.timestamp = sqlite3_column_int64(s, 15);
+  if (workload) *workload = sqlite3_column_int64(s, 16);
+  r.stale = sqlite3_column_int(s, 17) != 0;
+  r.machine_load = sqlite3_column_double(s, 18);
+  r.wide_spread = sqlite3_column_int(s, 19) != 0;
+  r.provenance.source = ColumnText(s, 20);
+  r.provenance.source_run_seconds =
+      json::parse(ColumnText(s, 21)).get<std::vector<double>>();
+  return r;
+}
 
 WorkloadId Database::CommitWorkload(const ir::PrimFunc& func) {
   if (impl_->read_only) throw DatabaseError(impl_->path + ": opened read-only");
@@ -487,18 +203,6 @@ std::string Database::WorkloadHash(WorkloadId id) const {
   s.Bind(1, id);
   if (!s.Step()) throw DatabaseError(impl_->path + ": no workload " + std::to_string(id));
   return ColumnText(s.get(), 0);
-}
-
-void Database::Transaction(const std::function<void()>& fn) {
-  impl_->Begin();
-  try {
-    fn();
-  } catch (...) {
-    impl_->Rollback();
-    if (impl_->txn_depth == 0) impl_->target_ids.clear();
-    throw;
-  }
-  impl_->Commit();
 }
 
 bool Database::CommitRecord(WorkloadId workload, const TuningRecord& record) {
@@ -754,166 +458,7 @@ int64_t Database::Prune(int k) {
   return deleted;
 }
 
-int64_t Database::Merge(const std::string& other_path) {
-  Database other = Open(other_path, Mode::kReadOnly);
-  std::map<WorkloadId, WorkloadId> ids;
-  int64_t added = 0;
-  Transaction([&] {
-    Impl::Stmt s = other.impl_->Prepare("SELECT id, text FROM workloads ORDER BY id");
-    while (s.Step()) {
-      WorkloadId id = sqlite3_column_int64(s.get(), 0);
-      ids[id] = CommitWorkload(ir::ParseFunc(ColumnText(s.get(), 1), other_path));
-    }
-    other.ForEachRecord([&](WorkloadId w, const TuningRecord& r) {
-      added += impl_->Insert(ids.at(w), r) ? 1 : 0;
-    });
-  });
-  return added;
-}
-
-void Database::ExportJsonLines(std::ostream& out) const {
-  out << json{{"kiln_tuning_db", kSchemaVersion}}.dump() << "\n";
-  Impl::Stmt s = impl_->Prepare("SELECT id, hash, text FROM workloads ORDER BY id");
-  while (s.Step()) {
-    out << json{{"type", "workload"},
-                {"id", sqlite3_column_int64(s.get(), 0)},
-                {"hash", ColumnText(s.get(), 1)},
-                {"text", ColumnText(s.get(), 2)}}
-               .dump()
-        << "\n";
-  }
-  ForEachRecord([&](WorkloadId w, const TuningRecord& r) {
-    json j = RecordToJson(r);
-    j["type"] = "record";
-    j["workload"] = w;
-    out << j.dump() << "\n";
-  });
-}
-
-int64_t Database::ImportJsonLines(std::istream& in) {
-  std::map<int64_t, WorkloadId> ids;
-  int64_t added = 0;
-  Transaction([&] {
-    std::string line;
-    int64_t lineno = 0;
-    bool header = false;
-    while (std::getline(in, line)) {
-      ++lineno;
-      if (line.empty()) continue;
-      auto where = [&] { return "import line " + std::to_string(lineno) + ": "; };
-      json j = json::parse(line, nullptr, false);
-      if (j.is_discarded() || !j.is_object()) throw DatabaseError(where() + "not a JSON object");
-      try {
-        if (!header) {
-          if (!j.contains("kiln_tuning_db")) {
-            throw DatabaseError("not a Kiln export (first line lacks \"kiln_tuning_db\")");
-          }
-          int v = j.at("kiln_tuning_db").get<int>();
-          if (v > kSchemaVersion) {
-            throw DatabaseError("export format version " + std::to_string(v) +
-                                " is newer than this Kiln (" + std::to_string(kSchemaVersion) + ")");
-          }
-          header = true;
-          continue;
-        }
-        std::string type = j.at("type").get<std::string>();
-        if (type == "workload") {
-          ir::PrimFunc f = ir::ParseFunc(j.at("text").get<std::string>(), "import");
-          if (j.contains("hash") && j["hash"].get<std::string>() != ir::StructuralHashHex(f)) {
-            throw DatabaseError("workload hash does not match its text");
-          }
-          ids[j.at("id").get<int64_t>()] = CommitWorkload(f);
-        } else if (type == "record") {
-          int64_t w = j.at("workload").get<int64_t>();
-          auto it = ids.find(w);
-          if (it == ids.end()) {
-            throw DatabaseError("record refers to workload " + std::to_string(w) +
-                                " not defined on an earlier line");
-          }
-          added += impl_->Insert(it->second, RecordFromJson(j)) ? 1 : 0;
-        } else {
-          throw DatabaseError("unknown type '" + type + "'");
-        }
-      } catch (const json::exception& e) {
-        throw DatabaseError(where() + e.what());
-      } catch (const DatabaseError& e) {
-        throw DatabaseError(where() + e.what());
-      } catch (const std::exception& e) {
-        throw DatabaseError(where() + e.what());
-      }
-    }
-    if (!header) throw DatabaseError("import: empty input, not a Kiln export");
-  });
-  return added;
-}
-
-namespace {
-
-JobRow ReadJobRow(sqlite3_stmt* s) {
-  JobRow j;
-  j.id = sqlite3_column_int64(s, 0);
-  j.spec = ColumnText(s, 1);
-  j.state = ColumnText(s, 2);
-  j.priority = sqlite3_column_int64(s, 3);
-  j.pool = ColumnText(s, 4);
-  j.message = ColumnText(s, 5);
-  j.created = sqlite3_column_int64(s, 6);
-  j.updated = sqlite3_column_int64(s, 7);
-  j.principal = ColumnText(s, 8);
-  return j;
-}
-
-constexpr const char* kJobColumns = "id, spec, state, priority, pool, message, created, updated, principal";
-
-}  // namespace
-
-int64_t Database::CreateJob(const std::string& spec, int64_t priority, const std::string& state,
-                            const std::string& principal) {
-  const int64_t now = static_cast<int64_t>(std::time(nullptr));
-  Impl::Stmt s = impl_->Prepare(
-      "INSERT INTO jobs(spec, state, priority, pool, message, created, updated, principal) "
-      "VALUES (?, ?, ?, '', '', ?, ?, ?)");
-  s.Bind(1, spec).Bind(2, state).Bind(3, priority).Bind(4, now).Bind(5, now).Bind(6, principal);
-  s.Step();
-  return sqlite3_last_insert_rowid(impl_->db);
-}
-
 void Database::SetCommitPrincipal(const std::string& principal) { impl_->commit_principal = principal; }
-
-void Database::UpdateJob(int64_t id, const std::string& state, const std::string& message) {
-  Impl::Stmt s = impl_->Prepare("UPDATE jobs SET state = ?, message = ?, updated = ? WHERE id = ?");
-  s.Bind(1, state).Bind(2, message).Bind(3, static_cast<int64_t>(std::time(nullptr))).Bind(4, id);
-  s.Step();
-  if (sqlite3_changes(impl_->db) != 1) throw DatabaseError(impl_->path + ": no job " + std::to_string(id));
-}
-
-void Database::SetJobPool(int64_t id, const std::string& pool) {
-  Impl::Stmt s = impl_->Prepare("UPDATE jobs SET pool = ? WHERE id = ?");
-  s.Bind(1, pool).Bind(2, id);
-  s.Step();
-  if (sqlite3_changes(impl_->db) != 1) throw DatabaseError(impl_->path + ": no job " + std::to_string(id));
-}
-
-std::optional<JobRow> Database::Job(int64_t id) const {
-  Impl::Stmt s = impl_->Prepare(std::string("SELECT ") + kJobColumns + " FROM jobs WHERE id = ?");
-  s.Bind(1, id);
-  if (!s.Step()) return std::nullopt;
-  return ReadJobRow(s.get());
-}
-
-std::vector<JobRow> Database::Jobs() const {
-  Impl::Stmt s = impl_->Prepare(std::string("SELECT ") + kJobColumns + " FROM jobs ORDER BY id");
-  std::vector<JobRow> out;
-  while (s.Step()) out.push_back(ReadJobRow(s.get()));
-  return out;
-}
-
-std::string Database::IntegrityCheck() const {
-  Impl::Stmt s = impl_->Prepare("PRAGMA integrity_check");
-  std::string out;
-  while (s.Step()) out += (out.empty() ? "" : "\n") + ColumnText(s.get(), 0);
-  return out;
-}
 
 void Database::SetPeer(WorkloadId workload, const PeerFigure& peer) {
   if (peer.name.empty()) throw DatabaseError(impl_->path + ": a peer figure needs a name");

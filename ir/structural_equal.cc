@@ -12,6 +12,7 @@
 
 #include "ir/buffer.h"
 #include "ir/error.h"
+#include "ir/scoped_bindings.h"
 
 namespace kiln::ir {
 
@@ -82,95 +83,29 @@ uint64_t CanonicalFloatBits(double v) {
 
 std::string Quote(std::string_view s) { return fmt::format("'{}'", s); }
 
-// The definitions in scope, as a stack of (a-side node, b-side node) pairs: a
-// scope's pairs are popped when it closes, uncovering whatever they shadowed.
-// A use of (a, b) is consistent exactly when the innermost pair that binds a
-// and the innermost pair that binds b are the same pair, which is also what
-// makes the hash stream (definition numbers) agree. Scopes are shallow in
-// practice, so lookups scan from the top; a deep stack gets an index, kept for
-// as long as the stack stays deep.
+// The definitions in scope, as (a-side node, b-side node) pairs
+// (ir/scoped_bindings.h). A use of (a, b) is consistent exactly when the
+// innermost pair that binds a and the innermost pair that binds b are the same
+// pair, which is also what makes the hash stream (definition numbers) agree.
 template <typename Node>
 class ScopedBijection {
  public:
   enum class Lookup { kMatched, kMismatched, kBothFree };
   Lookup Check(const Node* a, const Node* b) const {
-    if (!indexed_) {
-      for (size_t k = stack_.size(); k-- > 0;) {
-        const Entry& e = stack_[k];
-        if (e.a == a || e.b == b)
-          return e.a == a && e.b == b ? Lookup::kMatched : Lookup::kMismatched;
-      }
-      return Lookup::kBothFree;
-    }
-    auto ia = index_a_.find(a);
-    auto ib = index_b_.find(b);
-    if (ia == index_a_.end() && ib == index_b_.end()) return Lookup::kBothFree;
-    if (ia == index_a_.end() || ib == index_b_.end()) return Lookup::kMismatched;
-    return ia->second == ib->second ? Lookup::kMatched : Lookup::kMismatched;
+    const size_t ka = pairs_.Innermost(0, a), kb = pairs_.Innermost(1, b);
+    if (ka == Pairs::kNotBound && kb == Pairs::kNotBound) return Lookup::kBothFree;
+    return ka == kb ? Lookup::kMatched : Lookup::kMismatched;
   }
-  bool IsBoundA(const Node* a) const {
-    return std::any_of(stack_.begin(), stack_.end(), [&](const Entry& e) { return e.a == a; });
-  }
-  bool IsBoundB(const Node* b) const {
-    return std::any_of(stack_.begin(), stack_.end(), [&](const Entry& e) { return e.b == b; });
-  }
-  void Bind(const Node* a, const Node* b) {
-    stack_.push_back({a, b, kNone, kNone});
-    if (indexed_) {
-      IndexAt(stack_.size() - 1);
-    } else if (stack_.size() > kScanLimit) {
-      indexed_ = true;
-      for (size_t k = 0; k < stack_.size(); ++k) IndexAt(k);
-    }
-  }
-  size_t Mark() const { return stack_.size(); }
-  void PopTo(size_t mark) {
-    while (stack_.size() > mark) {
-      if (indexed_) {
-        const Entry& top = stack_.back();
-        Restore(&index_a_, top.a, top.shadowed_a);
-        Restore(&index_b_, top.b, top.shadowed_b);
-      }
-      stack_.pop_back();
-    }
-    if (indexed_ && stack_.size() <= kScanLimit / 2) {
-      indexed_ = false;
-      index_a_.clear();
-      index_b_.clear();
-    }
-  }
+  bool IsBoundA(const Node* a) const { return pairs_.Innermost(0, a) != Pairs::kNotBound; }
+  bool IsBoundB(const Node* b) const { return pairs_.Innermost(1, b) != Pairs::kNotBound; }
+  void Bind(const Node* a, const Node* b) { pairs_.Bind({a, b}, {}); }
+  size_t Mark() const { return pairs_.Mark(); }
+  void PopTo(size_t mark) { pairs_.PopTo(mark); }
 
  private:
-  static constexpr size_t kScanLimit = 32;
-  static constexpr size_t kNone = SIZE_MAX;
-  struct Entry {
-    const Node* a;
-    const Node* b;
-    size_t shadowed_a, shadowed_b;  // positions of the pairs this one hides (indexed only)
-  };
-  using Index = std::unordered_map<const Node*, size_t>;  // node -> innermost position
-
-  static size_t Push(Index* index, const Node* n, size_t k) {
-    auto [it, inserted] = index->try_emplace(n, k);
-    size_t shadowed = inserted ? kNone : it->second;
-    it->second = k;
-    return shadowed;
-  }
-  static void Restore(Index* index, const Node* n, size_t shadowed) {
-    if (shadowed == kNone) {
-      index->erase(n);
-    } else {
-      (*index)[n] = shadowed;
-    }
-  }
-  void IndexAt(size_t k) {
-    stack_[k].shadowed_a = Push(&index_a_, stack_[k].a, k);
-    stack_[k].shadowed_b = Push(&index_b_, stack_[k].b, k);
-  }
-
-  std::vector<Entry> stack_;
-  bool indexed_ = false;
-  Index index_a_, index_b_;
+  struct NoPayload {};
+  using Pairs = ScopedBindings<Node, 2, NoPayload>;
+  Pairs pairs_;
 };
 
 // A bijection that only grows: free nodes matched at their first use.

@@ -98,6 +98,7 @@
 
 #include "ir/buffer.h"
 #include "ir/error.h"
+#include "ir/scoped_bindings.h"
 
 namespace kiln::ir {
 
@@ -332,70 +333,23 @@ class ByteSink {
   XXH64_state_t* state_ = nullptr;
 };
 
-// Definition numbers of the nodes in scope, as a stack: a scope's bindings are
-// popped when it closes, which uncovers any definition they shadowed. Scopes
-// are shallow in practice, so lookups scan the stack from the top; only a
-// deep stack (many buffers in one block, say) gets an index, kept for as long
-// as the stack stays deep.
+// Definition numbers of the nodes in scope (ir/scoped_bindings.h): a scope's
+// bindings are popped when it closes, which uncovers any definition they
+// shadowed.
 template <typename Node>
 class ScopedNumbers {
  public:
   const uint32_t* Find(const Node* n) const {
-    if (!indexed_) {
-      for (size_t k = stack_.size(); k-- > 0;) {
-        if (stack_[k].node == n) return &stack_[k].number;
-      }
-      return nullptr;
-    }
-    auto it = index_.find(n);
-    return it == index_.end() ? nullptr : &stack_[it->second].number;
+    const size_t k = numbers_.Innermost(0, n);
+    return k == Numbers::kNotBound ? nullptr : &numbers_.payload(k);
   }
-  void Bind(const Node* n, uint32_t number) {
-    stack_.push_back({n, number, kNone});
-    if (indexed_) {
-      IndexTop();
-    } else if (stack_.size() > kScanLimit) {
-      indexed_ = true;
-      for (size_t k = 0; k < stack_.size(); ++k) IndexAt(k);
-    }
-  }
-  size_t Mark() const { return stack_.size(); }
-  void PopTo(size_t mark) {
-    while (stack_.size() > mark) {
-      if (indexed_) {
-        const Entry& top = stack_.back();
-        if (top.shadowed == kNone) {
-          index_.erase(top.node);
-        } else {
-          index_[top.node] = top.shadowed;
-        }
-      }
-      stack_.pop_back();
-    }
-    if (indexed_ && stack_.size() <= kScanLimit / 2) {
-      indexed_ = false;
-      index_.clear();
-    }
-  }
+  void Bind(const Node* n, uint32_t number) { numbers_.Bind({n}, number); }
+  size_t Mark() const { return numbers_.Mark(); }
+  void PopTo(size_t mark) { numbers_.PopTo(mark); }
 
  private:
-  static constexpr size_t kScanLimit = 32;
-  static constexpr size_t kNone = SIZE_MAX;
-  struct Entry {
-    const Node* node;
-    uint32_t number;
-    size_t shadowed;  // stack position of the binding this one hides (indexed only)
-  };
-  void IndexTop() { IndexAt(stack_.size() - 1); }
-  void IndexAt(size_t k) {
-    auto [it, inserted] = index_.try_emplace(stack_[k].node, k);
-    stack_[k].shadowed = inserted ? kNone : it->second;
-    it->second = k;
-  }
-
-  std::vector<Entry> stack_;
-  bool indexed_ = false;
-  std::unordered_map<const Node*, size_t> index_;  // node -> top-most stack position
+  using Numbers = ScopedBindings<Node, 1, uint32_t>;
+  Numbers numbers_;
 };
 
 class Hasher {

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <map>
 #include <stdexcept>
-#include <thread>
 #include <utility>
 
 #include "codegen/llvm_backend.h"
@@ -11,6 +10,7 @@
 #include "ir/target.h"
 #include "ir/text/parser.h"
 #include "search/remeasure.h"
+#include "support/cores.h"
 
 namespace kiln::search {
 namespace {
@@ -68,7 +68,7 @@ bool CanMeasureHere(const std::string& record_target, std::string* why) {
   if (record.kind != ir::Target::Kind::kLLVM) {
     return fail("a " + record.KindName() + " target: the local runner measures CPU kernels only");
   }
-  const int hw = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  const int hw = support::HardwareThreads();
   if (record.num_cores > hw) {
     return fail("measured for " + std::to_string(record.num_cores) + " cores; this machine has " +
                 std::to_string(hw));

@@ -14,6 +14,7 @@
 #include "ir/prim_func.h"
 #include "ir/text/printer.h"
 #include "search/target_lookup.h"
+#include "tools/command_guard.h"
 #include "tools/commands.h"
 #include "tools/target_spec.h"
 #include "tools/workload_spec.h"
@@ -141,14 +142,7 @@ void RegisterCompileCommands(CLI::App& app, int* exit_code) {
   cmd->add_option("--symbol", o->symbol, "Kernel symbol (default kiln_<workload>)");
   cmd->add_flag("--require-tuned", o->require_tuned,
                 "Fail (exit 3) instead of compiling the unscheduled program on a miss");
-  cmd->callback([o, exit_code] {
-    try {
-      *exit_code = Compile(*o);
-    } catch (const std::exception& e) {
-      std::cerr << "kiln: error: " << e.what() << "\n";
-      *exit_code = 1;
-    }
-  });
+  cmd->callback([o, exit_code] { Guard(exit_code, [&] { return Compile(*o); }); });
 }
 
 }  // namespace kiln::tools

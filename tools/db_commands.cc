@@ -19,6 +19,7 @@
 #include "rpc/farm/farm_client.h"
 #include "tools/farm_client_flags.h"
 #include "search/target_lookup.h"
+#include "tools/command_guard.h"
 #include "tools/commands.h"
 #include "tools/target_spec.h"
 #include "tools/tvm_db_commands.h"
@@ -32,16 +33,6 @@ using database::Database;
 using nlohmann::json;
 
 constexpr int kMissExit = 3;
-
-template <typename F>
-void Guard(int* exit_code, F fn) {
-  try {
-    fn();
-  } catch (const std::exception& e) {
-    std::cerr << "kiln: error: " << e.what() << "\n";
-    *exit_code = 1;
-  }
-}
 
 Database OpenExisting(const std::string& path, Database::Mode mode) {
   if (!std::ifstream(path)) throw std::runtime_error("--db " + path + ": no such file");

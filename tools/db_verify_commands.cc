@@ -15,6 +15,7 @@
 #include "rpc/local_runner.h"
 #include "search/target_lookup.h"
 #include "search/verify_records.h"
+#include "tools/command_guard.h"
 #include "tools/commands.h"
 #include "tools/progress_text.h"
 #include "tools/workload_spec.h"
@@ -135,14 +136,7 @@ void RegisterDbVerifyCommand(CLI::App& app, int* exit_code) {
       ->check(CLI::Range(0.001, 1e6));
   cmd->add_option("--threads", o->threads, "Build threads (0: every core)")->capture_default_str();
   cmd->add_flag("--json", o->as_json, "Print the result as JSON");
-  cmd->callback([o, exit_code] {
-    try {
-      *exit_code = Verify(*o);
-    } catch (const std::exception& e) {
-      std::cerr << "kiln: error: " << e.what() << "\n";
-      *exit_code = 1;
-    }
-  });
+  cmd->callback([o, exit_code] { Guard(exit_code, [&] { return Verify(*o); }); });
 }
 
 }  // namespace kiln::tools

@@ -29,6 +29,7 @@
 #include "rpc/farm/simulated_timing.h"
 #include "rpc/farm/worker.h"
 #include "rpc/proto_convert.h"
+#include "tools/command_guard.h"
 #include "tools/commands.h"
 #include "tools/farm_client_flags.h"
 #include "tools/progress_text.h"
@@ -46,16 +47,6 @@ void CatchInterrupts() {
   g_interrupted.store(false);
   std::signal(SIGINT, OnFarmSignal);
   std::signal(SIGTERM, OnFarmSignal);
-}
-
-template <typename F>
-void Guard(int* exit_code, F fn) {
-  try {
-    *exit_code = fn();
-  } catch (const std::exception& e) {
-    std::cerr << "kiln: error: " << e.what() << "\n";
-    *exit_code = 1;
-  }
 }
 
 std::atomic<bool> g_reload{false};

@@ -13,6 +13,7 @@
 #include "ir/structural_hash.h"
 #include "ir/verify.h"
 #include "ir/workloads/suite.h"
+#include "tools/command_guard.h"
 #include "tools/commands.h"
 #include "tools/workload_spec.h"
 
@@ -31,16 +32,6 @@ std::string ShapeText(const std::vector<int64_t>& shape) {
 }
 
 // Runs fn, turning any exception into an error line and exit code 1.
-template <typename F>
-void Guard(int* exit_code, F fn) {
-  try {
-    fn();
-  } catch (const std::exception& e) {
-    std::cerr << "kiln: error: " << e.what() << "\n";
-    *exit_code = 1;
-  }
-}
-
 void Workloads(bool as_json) {
   json out = json::array();
   for (const auto& cfg : ir::SuiteConfigs()) {

@@ -9,6 +9,7 @@
 #include "ir/transform/lower.h"
 #include "ir/transform/verify_gpu_code.h"
 #include "ir/transform/verify_lowered.h"
+#include "tools/command_guard.h"
 #include "tools/commands.h"
 #include "tools/target_spec.h"
 #include "tools/workload_spec.h"
@@ -78,14 +79,7 @@ void RegisterLowerCommands(CLI::App& app, int* exit_code) {
       ->check(CLI::IsMember({"tir", "cuda"}));
   cmd->add_flag("--print-after-all", opts->print_after_all,
                 "Print the input and the program after every pass");
-  cmd->callback([opts, exit_code] {
-    try {
-      RunLower(*opts);
-    } catch (const std::exception& e) {
-      std::cerr << "kiln: error: " << e.what() << "\n";
-      *exit_code = 1;
-    }
-  });
+  cmd->callback([opts, exit_code] { Guard(exit_code, [&] { RunLower(*opts); }); });
 }
 
 }  // namespace kiln::tools

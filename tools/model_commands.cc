@@ -17,6 +17,7 @@
 #include "cost_model/xgb_model.h"
 #include "database/database.h"
 #include "search/measured_samples.h"
+#include "tools/command_guard.h"
 #include "tools/commands.h"
 #include "tools/target_spec.h"
 #include "tools/workload_spec.h"
@@ -27,16 +28,6 @@ namespace {
 
 using database::Database;
 using nlohmann::json;
-
-template <typename F>
-void Guard(int* exit_code, F fn) {
-  try {
-    fn();
-  } catch (const std::exception& e) {
-    std::cerr << "kiln: error: " << e.what() << "\n";
-    *exit_code = 1;
-  }
-}
 
 // Model settings exposed on the command line (the rest are TVM's defaults).
 struct ModelFlags {

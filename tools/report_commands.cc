@@ -15,6 +15,7 @@
 #include "report/report_data.h"
 #include "report/report_page.h"
 #include "report/svg_chart.h"
+#include "tools/command_guard.h"
 #include "tools/commands.h"
 #include "tools/target_spec.h"
 #include "tools/workload_spec.h"
@@ -191,14 +192,7 @@ void RegisterReportCommands(CLI::App& app, int* exit_code) {
   cmd->add_option("-o,--output", o->out, "The HTML page to write");
   cmd->add_option("--svg", o->svg,
                   "Write the tuning curve alone as SVG (needs a single workload and target)");
-  cmd->callback([o, exit_code] {
-    try {
-      *exit_code = RunReport(*o);
-    } catch (const std::exception& e) {
-      std::cerr << "kiln: error: " << e.what() << "\n";
-      *exit_code = 1;
-    }
-  });
+  cmd->callback([o, exit_code] { Guard(exit_code, [&] { return RunReport(*o); }); });
   RegisterPeerCommands(app, exit_code);
 }
 

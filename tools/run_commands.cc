@@ -9,6 +9,7 @@
 #include "ir/flops.h"
 #include "rpc/local_runner.h"
 #include "search/measure.h"
+#include "tools/command_guard.h"
 #include "tools/commands.h"
 #include "tools/target_spec.h"
 #include "tools/workload_spec.h"
@@ -94,14 +95,7 @@ void RegisterRunCommands(CLI::App& app, int* exit_code) {
       ->capture_default_str();
   cmd->add_option("--input-seed", o->input_seed, "Seed of the random inputs")->capture_default_str();
   cmd->add_flag("--json", o->as_json, "Print the result as JSON");
-  cmd->callback([o, exit_code] {
-    try {
-      *exit_code = RunOne(*o);
-    } catch (const std::exception& e) {
-      std::cerr << "kiln: error: " << e.what() << "\n";
-      *exit_code = 1;
-    }
-  });
+  cmd->callback([o, exit_code] { Guard(exit_code, [&] { return RunOne(*o); }); });
 }
 
 }  // namespace kiln::tools

@@ -5,6 +5,7 @@
 
 #include "ir/text/printer.h"
 #include "ir/schedule/schedule.h"
+#include "tools/command_guard.h"
 #include "tools/commands.h"
 #include "tools/workload_spec.h"
 
@@ -55,14 +56,7 @@ void RegisterScheduleCommands(CLI::App& app, int* exit_code) {
                 "Replay the instructions with fresh decisions; print the new trace too");
   cmd->add_option("--seed", opts->seed, "Seed for --random (default 1)");
   cmd->add_flag("--json", opts->json, "Print the trace, script and program as JSON");
-  cmd->callback([opts, exit_code] {
-    try {
-      RunSchedule(*opts);
-    } catch (const std::exception& e) {
-      std::cerr << "kiln: error: " << e.what() << "\n";
-      *exit_code = 1;
-    }
-  });
+  cmd->callback([opts, exit_code] { Guard(exit_code, [&] { RunSchedule(*opts); }); });
 }
 
 }  // namespace kiln::tools

@@ -32,6 +32,7 @@
 #include "search/target_lookup.h"
 #include "search/tune.h"
 #include "search/tune_context.h"
+#include "support/cores.h"
 #include "tools/commands.h"
 #include "tools/progress_text.h"
 #include "tools/tune_cli.h"
@@ -148,7 +149,7 @@ int TuneOne(const TuneCliOptions& o) {
     return BuildOnly(w, target, o.trials_per_iter > 0 ? o.trials_per_iter : 16, o.seed, o.as_json);
   }
   RequireMeasurableTarget(target);
-  int threads = o.threads > 0 ? o.threads : static_cast<int>(std::thread::hardware_concurrency());
+  int threads = o.threads > 0 ? o.threads : support::HardwareThreads();
   search::TuneContext ctx =
       search::MakeDefaultTuneContext(w.func, target, static_cast<int64_t>(o.seed), threads);
   ctx.task_name = w.label;

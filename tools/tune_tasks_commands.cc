@@ -11,13 +11,13 @@
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 #include <sstream>
-#include <thread>
 
 #include "database/record_json.h"
 #include "ir/structural_equal.h"
 #include "rpc/local_runner.h"
 #include "search/target_lookup.h"
 #include "search/tune_tasks.h"
+#include "support/cores.h"
 #include "rpc/farm/job_file.h"
 #include "rpc/proto_convert.h"
 #include "tools/progress_text.h"
@@ -104,8 +104,7 @@ int TuneMany(const TuneCliOptions& cli) {
   const ir::Target target = ResolveTargetFlag(o.target);
   if (o.build_only) throw std::runtime_error("--build-only takes one --workload");
   RequireMeasurableTarget(target);
-  const int threads =
-      o.threads > 0 ? o.threads : static_cast<int>(std::thread::hardware_concurrency());
+  const int threads = o.threads > 0 ? o.threads : support::HardwareThreads();
   std::vector<search::TuneTask> tasks;
   for (const auto& [spec, weight] : specs) {
     ResolvedWorkload w = ResolveWorkload(spec);

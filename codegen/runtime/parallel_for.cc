@@ -70,6 +70,9 @@ class ThreadPool {
 
   int NumThreads() const {
     if (requested_ > 0) return requested_;
+    // The same answer as support/cores.h's HardwareThreads, spelled here:
+    // libkiln_runtime.a is what `kiln compile` users link, and it depends on
+    // the C++ standard library alone, not on the rest of Kiln.
     return std::max(1u, std::thread::hardware_concurrency());
   }
 

@@ -1,5 +1,8 @@
 // Convolutions of the suite: C1D, C2D (also GRP, DIL), C3D, DEP, T2D, CAP, CBR
 // and conv2d_nchw, following te_workload.py / topi.
+#include <initializer_list>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "ir/compute/compute.h"
@@ -47,21 +50,29 @@ void CheckGroups(const std::string& op, int64_t CI, int64_t CO, int64_t groups) 
               std::to_string(groups));
 }
 
+// The checks of the grouped convolutions (C1D, C2D, C3D), in order: the
+// batch, spatial and channel `sizes` positive, then the window's
+// kernel_size, stride, dilation and groups, padding not negative, and both
+// channel counts divisible by groups.
+void CheckGroupedConv(const std::string& op,
+                      std::initializer_list<std::pair<const char*, int64_t>> sizes, int64_t CI,
+                      int64_t CO, int64_t kernel, int64_t stride, int64_t padding, int64_t dilation,
+                      int64_t groups) {
+  RequirePositive(op, sizes);
+  RequirePositive(
+      op,
+      {{"kernel_size", kernel}, {"stride", stride}, {"dilation", dilation}, {"groups", groups}});
+  Require(padding >= 0, op, "padding must not be negative");
+  CheckGroups(op, CI, CO, groups);
+}
+
 }  // namespace
 
 PrimFunc Conv1dNLC(int64_t N, int64_t L, int64_t CI, int64_t CO, int64_t kernel, int64_t stride,
                    int64_t padding, int64_t dilation, int64_t groups) {
   const std::string op = "conv1d_nlc";
-  RequirePositive(op, {{"N", N},
-                       {"L", L},
-                       {"CI", CI},
-                       {"CO", CO},
-                       {"kernel_size", kernel},
-                       {"stride", stride},
-                       {"dilation", dilation},
-                       {"groups", groups}});
-  Require(padding >= 0, op, "padding must not be negative");
-  CheckGroups(op, CI, CO, groups);
+  CheckGroupedConv(op, {{"N", N}, {"L", L}, {"CI", CI}, {"CO", CO}}, CI, CO, kernel, stride,
+                   padding, dilation, groups);
   int64_t cpg = CI / groups, ocpg = CO / groups;
   int64_t out_len = ConvOutDim(op, L, kernel, stride, padding, dilation);
   Tensor inputs = compute::placeholder({N, L, CI}, DataType::Float32(), "inputs");
@@ -84,17 +95,8 @@ PrimFunc Conv1dNLC(int64_t N, int64_t L, int64_t CI, int64_t CO, int64_t kernel,
 PrimFunc Conv2dNHWC(int64_t N, int64_t H, int64_t W, int64_t CI, int64_t CO, int64_t kernel,
                     int64_t stride, int64_t padding, int64_t dilation, int64_t groups) {
   const std::string op = "conv2d_nhwc";
-  RequirePositive(op, {{"N", N},
-                       {"H", H},
-                       {"W", W},
-                       {"CI", CI},
-                       {"CO", CO},
-                       {"kernel_size", kernel},
-                       {"stride", stride},
-                       {"dilation", dilation},
-                       {"groups", groups}});
-  Require(padding >= 0, op, "padding must not be negative");
-  CheckGroups(op, CI, CO, groups);
+  CheckGroupedConv(op, {{"N", N}, {"H", H}, {"W", W}, {"CI", CI}, {"CO", CO}}, CI, CO, kernel,
+                   stride, padding, dilation, groups);
   int64_t cpg = CI / groups, ocpg = CO / groups;
   int64_t out_h = ConvOutDim(op, H, kernel, stride, padding, dilation);
   int64_t out_w = ConvOutDim(op, W, kernel, stride, padding, dilation);
@@ -121,18 +123,8 @@ PrimFunc Conv3dNDHWC(int64_t N, int64_t D, int64_t H, int64_t W, int64_t CI, int
                      int64_t kernel, int64_t stride, int64_t padding, int64_t dilation,
                      int64_t groups) {
   const std::string op = "conv3d_ndhwc";
-  RequirePositive(op, {{"N", N},
-                       {"D", D},
-                       {"H", H},
-                       {"W", W},
-                       {"CI", CI},
-                       {"CO", CO},
-                       {"kernel_size", kernel},
-                       {"stride", stride},
-                       {"dilation", dilation},
-                       {"groups", groups}});
-  Require(padding >= 0, op, "padding must not be negative");
-  CheckGroups(op, CI, CO, groups);
+  CheckGroupedConv(op, {{"N", N}, {"D", D}, {"H", H}, {"W", W}, {"CI", CI}, {"CO", CO}}, CI, CO,
+                   kernel, stride, padding, dilation, groups);
   int64_t cpg = CI / groups, ocpg = CO / groups;
   int64_t out_d = ConvOutDim(op, D, kernel, stride, padding, dilation);
   int64_t out_h = ConvOutDim(op, H, kernel, stride, padding, dilation);
@@ -162,13 +154,8 @@ PrimFunc Conv3dNDHWC(int64_t N, int64_t D, int64_t H, int64_t W, int64_t CI, int
 PrimFunc DepthwiseConv2dNHWC(int64_t N, int64_t H, int64_t W, int64_t C, int64_t kernel,
                              int64_t stride, int64_t padding, int64_t dilation) {
   const std::string op = "depthwise_conv2d_nhwc";
-  RequirePositive(op, {{"N", N},
-                       {"H", H},
-                       {"W", W},
-                       {"C", C},
-                       {"kernel_size", kernel},
-                       {"stride", stride},
-                       {"dilation", dilation}});
+  RequirePositive(op, {{"N", N}, {"H", H}, {"W", W}, {"C", C}});
+  RequirePositive(op, {{"kernel_size", kernel}, {"stride", stride}, {"dilation", dilation}});
   Require(padding >= 0, op, "padding must not be negative");
   const int64_t factor = 1;
   int64_t out_h = ConvOutDim(op, H, kernel, stride, padding, dilation);
@@ -196,13 +183,8 @@ PrimFunc DepthwiseConv2dNHWC(int64_t N, int64_t H, int64_t W, int64_t C, int64_t
 PrimFunc Conv2dTransposeNHWC(int64_t N, int64_t H, int64_t W, int64_t CI, int64_t CO,
                              int64_t kernel, int64_t stride, int64_t padding) {
   const std::string op = "conv2d_transpose_nhwc";
-  RequirePositive(op, {{"N", N},
-                       {"H", H},
-                       {"W", W},
-                       {"CI", CI},
-                       {"CO", CO},
-                       {"kernel_size", kernel},
-                       {"stride", stride}});
+  RequirePositive(op, {{"N", N}, {"H", H}, {"W", W}, {"CI", CI}, {"CO", CO}});
+  RequirePositive(op, {{"kernel_size", kernel}, {"stride", stride}});
   Require(padding >= 0 && padding <= kernel - 1, op,
           "padding must lie in [0, kernel_size - 1], got " + std::to_string(padding));
   Tensor inputs = compute::placeholder({N, H, W, CI}, DataType::Float32(), "inputs");
@@ -246,14 +228,9 @@ PrimFunc Conv2dCapsuleNHWIJC(int64_t N, int64_t H, int64_t W, int64_t CI, int64_
                              int64_t kernel, int64_t stride, int64_t padding,
                              int64_t capsule_size) {
   const std::string op = "conv2d_capsule_nhwijc";
-  RequirePositive(op, {{"N", N},
-                       {"H", H},
-                       {"W", W},
-                       {"CI", CI},
-                       {"CO", CO},
-                       {"kernel_size", kernel},
-                       {"stride", stride},
-                       {"capsule_size", capsule_size}});
+  RequirePositive(op, {{"N", N}, {"H", H}, {"W", W}, {"CI", CI}, {"CO", CO}});
+  RequirePositive(op,
+                  {{"kernel_size", kernel}, {"stride", stride}, {"capsule_size", capsule_size}});
   Require(padding >= 0, op, "padding must not be negative");
   int64_t cs = capsule_size;
   int64_t out_h = ConvOutDim(op, H, kernel, stride, padding, 1);
@@ -282,14 +259,8 @@ PrimFunc Conv2dCapsuleNHWIJC(int64_t N, int64_t H, int64_t W, int64_t CI, int64_
 PrimFunc Conv2dNHWCBnRelu(int64_t N, int64_t H, int64_t W, int64_t CI, int64_t CO, int64_t kernel,
                           int64_t stride, int64_t padding, int64_t dilation) {
   const std::string op = "conv2d_nhwc_bn_relu";
-  RequirePositive(op, {{"N", N},
-                       {"H", H},
-                       {"W", W},
-                       {"CI", CI},
-                       {"CO", CO},
-                       {"kernel_size", kernel},
-                       {"strides", stride},
-                       {"dilation", dilation}});
+  RequirePositive(op, {{"N", N}, {"H", H}, {"W", W}, {"CI", CI}, {"CO", CO}});
+  RequirePositive(op, {{"kernel_size", kernel}, {"strides", stride}, {"dilation", dilation}});
   Require(padding >= 0, op, "padding must not be negative");
   Tensor data = compute::placeholder({N, H, W, CI}, DataType::Float32(), "data");
   Tensor kern = compute::placeholder({kernel, kernel, CI, CO}, DataType::Float32(), "kernel");
@@ -339,15 +310,8 @@ PrimFunc Conv2dNHWCBnRelu(int64_t N, int64_t H, int64_t W, int64_t CI, int64_t C
 PrimFunc Conv2dNCHW(int64_t N, int64_t H, int64_t W, int64_t CI, int64_t CO, int64_t KH, int64_t KW,
                     int64_t stride, int64_t padding, int64_t dilation) {
   const std::string op = "conv2d_nchw";
-  RequirePositive(op, {{"n", N},
-                       {"h", H},
-                       {"w", W},
-                       {"ci", CI},
-                       {"co", CO},
-                       {"kh", KH},
-                       {"kw", KW},
-                       {"stride", stride},
-                       {"dilation", dilation}});
+  RequirePositive(op, {{"n", N}, {"h", H}, {"w", W}, {"ci", CI}, {"co", CO}});
+  RequirePositive(op, {{"kh", KH}, {"kw", KW}, {"stride", stride}, {"dilation", dilation}});
   Require(padding >= 0, op, "padding must not be negative");
   int64_t out_h = ConvOutDim(op, H, KH, stride, padding, dilation);
   int64_t out_w = ConvOutDim(op, W, KW, stride, padding, dilation);

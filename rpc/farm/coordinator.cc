@@ -12,6 +12,7 @@
 #include "rpc/farm/worker_service.h"
 #include "codegen/target_features.h"
 #include "search/target_lookup.h"
+#include "support/cores.h"
 
 namespace kiln::rpc::farm {
 namespace {
@@ -222,8 +223,8 @@ void Coordinator::StartJob(int64_t id, const v1::TuningJob& spec, const std::str
   JobRunContext ctx;
   ctx.dispatcher = &dispatcher_;
   ctx.db_path = options_.db_path;
-  ctx.search_threads = options_.search_threads > 0 ? options_.search_threads
-                                                   : static_cast<int>(std::thread::hardware_concurrency());
+  ctx.search_threads =
+      options_.search_threads > 0 ? options_.search_threads : support::HardwareThreads();
   ctx.shutting_down = &shutting_down_;
   ctx.principal = principal;
   ctx.metrics = &metrics_;

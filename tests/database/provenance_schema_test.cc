@@ -1,4 +1,4 @@
-// Schema version 3's provenance columns (database/database.cc): a record's
+// Schema version 3's provenance columns (database/schema.cc): a record's
 // provenance round-trips, and a version 2 file (no such columns) is read as
 // it is when opened read-only and migrated when opened read-write.
 #include <gtest/gtest.h>

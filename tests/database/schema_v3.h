@@ -1,5 +1,5 @@
 // Test helper: the SQL that takes a version-3 tuning database back to the
-// version-2 layout (database/database.cc, Migrations), for the tests that
+// version-2 layout (database/schema.cc, Migrations), for the tests that
 // check how older files are read and migrated.
 #pragma once
 

@@ -3,7 +3,7 @@
 #include <string>
 
 #include "ir/op.h"
-#include "ir/schedule/inst_args.h"
+#include "ir/schedule/define_kind.h"
 #include "ir/schedule/primitive/kinds.h"
 #include "ir/schedule/schedule.h"
 
@@ -28,29 +28,21 @@ LoopRV Schedule::AddUnitLoop(BlockOrLoop target) {
   SetBody(ReplaceAlongPath(
       path, For(u, IntImm(0, dtype), IntImm(1, dtype), ForKind::kSerial, path.back())));
   LoopRV out = NewLoopRV(u);
-  Record("AddUnitLoop", {Arg(target)}, nlohmann::json::array(), {out.ref()});
+  Record(kinds::AddUnitLoop().name, {Arg(target)}, nlohmann::json::array(), {out.ref()});
   return out;
 }
 
 namespace kinds {
 
 const InstructionKind& AddUnitLoop() {
-  static const InstructionKind k{
-      "AddUnitLoop",
-      /*is_pure=*/false,
-      /*has_decision=*/false,
-      [](Schedule& sch, const std::vector<InstArg>& in, const nlohmann::json& attrs,
-         const nlohmann::json*) -> std::vector<RVRef> {
-        const std::string kind = "AddUnitLoop";
-        inst::ExpectInputs(kind, in, 1);
-        inst::ExpectAttrs(kind, attrs, 0);
-        return {sch.AddUnitLoop(inst::BlockOrLoopArg(kind, in, 0)).ref()};
+  static const InstructionKind k = inst::DefineKind(
+      "AddUnitLoop", {},
+      [](Schedule& sch, const inst::Args& a) -> std::vector<RVRef> {
+        a.ExpectInputs(1);
+        a.ExpectAttrs(0);
+        return {sch.AddUnitLoop(a.BlockOrLoopArg(0)).ref()};
       },
-      [](const std::vector<std::string>& in, const std::vector<std::string>& out,
-         const nlohmann::json&, const nlohmann::json*) {
-        return inst::PyAssign(out) + "sch.add_unit_loop(block_or_loop=" + in[0] + ")";
-      },
-      nullptr};
+      [](inst::PyCall& py) { py.Arg("block_or_loop", py.in[0]); });
   return k;
 }
 

@@ -8,7 +8,7 @@
 #include <limits>
 
 #include "ir/op.h"
-#include "ir/schedule/inst_args.h"
+#include "ir/schedule/define_kind.h"
 #include "ir/schedule/primitive/kinds.h"
 #include "ir/schedule/schedule.h"
 
@@ -77,7 +77,7 @@ void Schedule::Annotate(BlockOrLoop target, const std::string& key, const AnnVal
     ann[key] = stored;
     SetAnnotations(this, target, std::move(ann));
   }
-  Record("Annotate", {Arg(target), recorded}, nlohmann::json::array({key}), {});
+  Record(kinds::Annotate().name, {Arg(target), recorded}, nlohmann::json::array({key}), {});
 }
 
 void Schedule::Unannotate(BlockOrLoop target, const std::string& key) {
@@ -91,23 +91,19 @@ void Schedule::Unannotate(BlockOrLoop target, const std::string& key) {
   Annotations ann = current;
   ann.erase(key);
   SetAnnotations(this, target, std::move(ann));
-  Record("Unannotate", {Arg(target)}, nlohmann::json::array({key}), {});
+  Record(kinds::Unannotate().name, {Arg(target)}, nlohmann::json::array({key}), {});
 }
 
 namespace kinds {
 
 const InstructionKind& Annotate() {
-  static const InstructionKind k{
-      "Annotate",
-      /*is_pure=*/false,
-      /*has_decision=*/false,
-      [](Schedule& sch, const std::vector<InstArg>& in, const nlohmann::json& attrs,
-         const nlohmann::json*) -> std::vector<RVRef> {
-        const std::string kind = "Annotate";
-        inst::ExpectInputs(kind, in, 2);
-        inst::ExpectAttrs(kind, attrs, 1);
-        BlockOrLoop target = inst::BlockOrLoopArg(kind, in, 0);
-        const InstArg& v = in[1];
+  static const InstructionKind k = inst::DefineKind(
+      "Annotate", {},
+      [](Schedule& sch, const inst::Args& a) -> std::vector<RVRef> {
+        a.ExpectInputs(2);
+        a.ExpectAttrs(1);
+        BlockOrLoop target = a.BlockOrLoopArg(0);
+        const InstArg& v = a.inputs()[1];
         AnnValue value;
         switch (v.kind) {
           case InstArg::Kind::kInt:
@@ -120,18 +116,18 @@ const InstructionKind& Annotate() {
             value = v.s;
             break;
           case InstArg::Kind::kRV:
-            value = inst::Expr(kind, in, 1);
+            value = a.Expr(1);
             break;
           default:
-            inst::Fail(kind, "input 1 (the value) must be an integer, float, string or ExprRV");
+            a.Fail("input 1 (the value) must be an integer, float, string or ExprRV");
         }
-        sch.Annotate(target, inst::AttrStr(kind, attrs, 0), value);
+        sch.Annotate(target, a.AttrStr(0), value);
         return {};
       },
-      [](const std::vector<std::string>& in, const std::vector<std::string>&,
-         const nlohmann::json& attrs, const nlohmann::json*) {
-        return "sch.annotate(block_or_loop=" + in[0] + ", ann_key=" + attrs[0].dump() +
-               ", ann_val=" + in[1] + ")";
+      [](inst::PyCall& py) {
+        py.Arg("block_or_loop", py.in[0])
+            .Arg("ann_key", py.attrs[0].dump())
+            .Arg("ann_val", py.in[1]);
       },
       [](const std::vector<InstArg>& in, const nlohmann::json& attrs) -> std::string {
         if (in.size() != 2) return "Annotate takes two inputs, the block or loop and the value";
@@ -139,33 +135,28 @@ const InstructionKind& Annotate() {
           return "Annotate takes one attribute, the annotation key";
         }
         return "";
-      }};
+      });
   return k;
 }
 
 const InstructionKind& Unannotate() {
-  static const InstructionKind k{
-      "Unannotate",
-      /*is_pure=*/false,
-      /*has_decision=*/false,
-      [](Schedule& sch, const std::vector<InstArg>& in, const nlohmann::json& attrs,
-         const nlohmann::json*) -> std::vector<RVRef> {
-        const std::string kind = "Unannotate";
-        inst::ExpectInputs(kind, in, 1);
-        inst::ExpectAttrs(kind, attrs, 1);
-        sch.Unannotate(inst::BlockOrLoopArg(kind, in, 0), inst::AttrStr(kind, attrs, 0));
+  static const InstructionKind k = inst::DefineKind(
+      "Unannotate", {},
+      [](Schedule& sch, const inst::Args& a) -> std::vector<RVRef> {
+        a.ExpectInputs(1);
+        a.ExpectAttrs(1);
+        sch.Unannotate(a.BlockOrLoopArg(0), a.AttrStr(0));
         return {};
       },
-      [](const std::vector<std::string>& in, const std::vector<std::string>&,
-         const nlohmann::json& attrs, const nlohmann::json*) {
-        return "sch.unannotate(block_or_loop=" + in[0] + ", ann_key=" + attrs[0].dump() + ")";
+      [](inst::PyCall& py) {
+        py.Arg("block_or_loop", py.in[0]).Arg("ann_key", py.attrs[0].dump());
       },
       [](const std::vector<InstArg>&, const nlohmann::json& attrs) -> std::string {
         if (!attrs.is_array() || attrs.size() != 1 || !attrs[0].is_string()) {
           return "Unannotate takes one attribute, the annotation key";
         }
         return "";
-      }};
+      });
   return k;
 }
 

@@ -20,7 +20,7 @@
 #include "ir/functor.h"
 #include "ir/op.h"
 #include "ir/text/printer.h"
-#include "ir/schedule/inst_args.h"
+#include "ir/schedule/define_kind.h"
 #include "ir/schedule/primitive/kinds.h"
 #include "ir/schedule/schedule.h"
 #include "ir/substitute.h"
@@ -312,7 +312,7 @@ BlockRV Schedule::Blockize(LoopRV loop_rv, bool preserve_unit_iters) {
   SetBody(ReplaceAlongPath(path, outer_realize));
 
   BlockRV out = NewBlockRV(outer_name);
-  Record("Blockize", {InstArg::Of(loop_rv.ref())},
+  Record(kinds::Blockize().name, {InstArg::Of(loop_rv.ref())},
          nlohmann::json::array({preserve_unit_iters ? 1 : 0}), {out.ref()});
   return out;
 }
@@ -320,27 +320,21 @@ BlockRV Schedule::Blockize(LoopRV loop_rv, bool preserve_unit_iters) {
 namespace kinds {
 
 const InstructionKind& Blockize() {
-  static const InstructionKind k{
-      "Blockize",
-      /*is_pure=*/false,
-      /*has_decision=*/false,
-      [](Schedule& sch, const std::vector<InstArg>& in, const nlohmann::json& attrs,
-         const nlohmann::json*) -> std::vector<RVRef> {
-        inst::ExpectInputs("Blockize", in, 1);
-        inst::ExpectAttrs("Blockize", attrs, 1);
-        if (in[0].kind == InstArg::Kind::kList) {
-          inst::Fail("Blockize", "blockize of a list of blocks is not supported; pass a loop");
+  static const InstructionKind k = inst::DefineKind(
+      "Blockize", {},
+      [](Schedule& sch, const inst::Args& a) -> std::vector<RVRef> {
+        a.ExpectInputs(1);
+        a.ExpectAttrs(1);
+        if (a.inputs()[0].kind == InstArg::Kind::kList) {
+          a.Fail("blockize of a list of blocks is not supported; pass a loop");
         }
-        return {sch.Blockize(inst::Loop("Blockize", in, 0), inst::AttrBool("Blockize", attrs, 0))
-                    .ref()};
+        return {sch.Blockize(a.Loop(0), a.AttrBool(0)).ref()};
       },
-      [](const std::vector<std::string>& in, const std::vector<std::string>& out,
-         const nlohmann::json& attrs, const nlohmann::json*) {
-        bool preserve = attrs[0].is_boolean() ? attrs[0].get<bool>() : attrs[0].get<int64_t>() != 0;
-        return inst::PyAssign(out) + "sch.blockize(target=" + in[0] +
-               ", preserve_unit_iters=" + inst::PyBool(preserve) + ")";
-      },
-      nullptr};
+      [](inst::PyCall& py) {
+        const nlohmann::json& p = py.attrs[0];
+        bool preserve = p.is_boolean() ? p.get<bool>() : p.get<int64_t>() != 0;
+        py.Arg("target", py.in[0]).Arg("preserve_unit_iters", inst::PyBool(preserve));
+      });
   return k;
 }
 

@@ -5,7 +5,7 @@
 #include "ir/arith/analyzer.h"
 #include "ir/op.h"
 #include "ir/schedule/analysis.h"
-#include "ir/schedule/inst_args.h"
+#include "ir/schedule/define_kind.h"
 #include "ir/schedule/primitive/cache_util.h"
 #include "ir/schedule/primitive/kinds.h"
 #include "ir/schedule/schedule.h"
@@ -52,11 +52,7 @@ BlockRV Schedule::CacheRead(BlockRV block, int read_buffer_index, const std::str
   std::unordered_set<const BlockNode*> related;
   for (BlockRV c : consumer_blocks) {
     StmtPath cp = PathOf(c);
-    const BlockNode* cb = cp.back().as<BlockRealizeNode>()->block.get();
-    if (static_cast<int>(cp.size()) <= si + 1 || !cp[si].same_as(scope)) {
-      throw ScheduleError(kPrim, "consumer block '" + cb->name + "' is not under scope block '" +
-                                     scope_block->name + "' of block '" + self->name + "'");
-    }
+    const BlockNode* cb = cache::ConsumerInScope(kPrim, cp, si, scope, self);
     if (!cache::Reads(cb, buffer.get())) {
       throw ScheduleError(
           kPrim, "consumer block '" + cb->name + "' does not read buffer '" + buffer.name() + "'");
@@ -123,57 +119,20 @@ BlockRV Schedule::CacheRead(BlockRV block, int read_buffer_index, const std::str
     }
   }
 
-  std::string name = cache::FreshName(func_, buffer.name() + "_" + storage_scope);
-  Buffer cached = buffer.WithScope(storage_scope).WithName(name);
   cache::Redirect r;
   r.from = buffer;
-  r.to = cached;
   r.is_write = false;
   r.only = only;
   r.loc = loc;
-  r.stage = cache::MakeCopyStage(name, buffer, cached, region, &an);
-  r.alloc = cached;
-  SetBody(cache::RewriteScope(scope_path, r));
-
-  BlockRV out = NewBlockRV(name);
-  std::vector<InstArg> consumers;
-  for (BlockRV c : consumer_blocks) consumers.push_back(InstArg::Of(c.ref()));
-  Record("CacheRead", {InstArg::Of(block.ref()), InstArg::List(std::move(consumers))},
-         nlohmann::json::array({read_buffer_index, storage_scope}), {out.ref()});
-  return out;
+  return cache::FinishCache(this, kinds::CacheRead().name, scope_path, std::move(r), region, &an,
+                            block, read_buffer_index, storage_scope, consumer_blocks);
 }
 
 namespace kinds {
 
 const InstructionKind& CacheRead() {
-  static const InstructionKind k{
-      "CacheRead",
-      /*is_pure=*/false,
-      /*has_decision=*/false,
-      [](Schedule& sch, const std::vector<InstArg>& in, const nlohmann::json& attrs,
-         const nlohmann::json*) -> std::vector<RVRef> {
-        // TVM before consumer_blocks recorded the block alone.
-        if (in.size() != 1 && in.size() != 2) {
-          inst::Fail("CacheRead", "expected 2 inputs (block, consumer_blocks), got " +
-                                      std::to_string(in.size()));
-        }
-        inst::ExpectAttrs("CacheRead", attrs, 2);
-        int64_t index = inst::AttrInt("CacheRead", attrs, 0);
-        return {sch.CacheRead(
-                       inst::Block("CacheRead", in, 0), static_cast<int>(index),
-                       inst::AttrStr("CacheRead", attrs, 1),
-                       in.size() > 1 ? inst::BlockList("CacheRead", in, 1) : std::vector<BlockRV>{})
-                    .ref()};
-      },
-      [](const std::vector<std::string>& in, const std::vector<std::string>& out,
-         const nlohmann::json& attrs, const nlohmann::json*) {
-        std::string s = inst::PyAssign(out) + "sch.cache_read(block=" + in[0] +
-                        ", read_buffer_index=" + attrs[0].dump() +
-                        ", storage_scope=" + inst::PyStr(attrs[1].get<std::string>());
-        if (in.size() > 1 && in[1] != "[]" && in[1] != "None") s += ", consumer_blocks=" + in[1];
-        return s + ")";
-      },
-      nullptr};
+  static const InstructionKind k =
+      cache::CacheKind("CacheRead", "read_buffer_index", &Schedule::CacheRead);
   return k;
 }
 

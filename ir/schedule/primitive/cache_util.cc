@@ -1,3 +1,4 @@
+#include "ir/schedule/define_kind.h"
 #include "ir/schedule/primitive/cache_util.h"
 
 #include <algorithm>
@@ -314,6 +315,63 @@ std::vector<const BlockNode*> ProgramOrder(const PrimFunc& f) {
 int OrderOf(const std::vector<const BlockNode*>& order, const BlockNode* b) {
   auto it = std::find(order.begin(), order.end(), b);
   return it == order.end() ? -1 : static_cast<int>(it - order.begin());
+}
+
+const BlockNode* ConsumerInScope(const std::string& primitive, const StmtPath& consumer_path,
+                                 int scope_index, const Stmt& scope, const BlockNode* self) {
+  const BlockNode* cb = consumer_path.back().as<BlockRealizeNode>()->block.get();
+  if (static_cast<int>(consumer_path.size()) <= scope_index + 1 ||
+      !consumer_path[scope_index].same_as(scope)) {
+    throw ScheduleError(primitive, "consumer block '" + cb->name + "' is not under scope block '" +
+                                       scope.as<BlockRealizeNode>()->block->name + "' of block '" +
+                                       self->name + "'");
+  }
+  return cb;
+}
+
+BlockRV FinishCache(Schedule* sch, const std::string& kind, const StmtPath& scope_path, Redirect r,
+                    const std::vector<Range>& region, arith::Analyzer* an, BlockRV block,
+                    int buffer_index, const std::string& storage_scope,
+                    const std::vector<BlockRV>& consumer_blocks) {
+  std::string name = FreshName(sch->func(), r.from.name() + "_" + storage_scope);
+  Buffer cached = r.from.WithScope(storage_scope).WithName(name);
+  r.to = cached;
+  r.stage = r.is_write ? MakeCopyStage(name, cached, r.from, region, an)
+                       : MakeCopyStage(name, r.from, cached, region, an);
+  r.alloc = cached;
+  sch->SetBody(RewriteScope(scope_path, r));
+
+  BlockRV out = sch->NewBlockRV(name);
+  std::vector<InstArg> consumers;
+  for (BlockRV c : consumer_blocks) consumers.push_back(InstArg::Of(c.ref()));
+  sch->Record(kind, {InstArg::Of(block.ref()), InstArg::List(std::move(consumers))},
+              nlohmann::json::array({buffer_index, storage_scope}), {out.ref()});
+  return out;
+}
+
+InstructionKind CacheKind(const std::string& name, const std::string& index_arg,
+                          BlockRV (Schedule::*fn)(BlockRV, int, const std::string&,
+                                                  const std::vector<BlockRV>&)) {
+  return inst::DefineKind(
+      name, {},
+      [fn](Schedule& sch, const inst::Args& a) -> std::vector<RVRef> {
+        // TVM before consumer_blocks recorded the block alone.
+        if (a.size() != 1 && a.size() != 2) {
+          a.Fail("expected 2 inputs (block, consumer_blocks), got " + std::to_string(a.size()));
+        }
+        a.ExpectAttrs(2);
+        int64_t index = a.AttrInt(0);
+        return {(sch.*fn)(a.Block(0), static_cast<int>(index), a.AttrStr(1),
+                          a.size() > 1 ? a.BlockList(1) : std::vector<BlockRV>{})
+                    .ref()};
+      },
+      [index_arg](inst::PyCall& py) {
+        py.Arg("block", py.in[0]).Arg(index_arg, py.attrs[0].dump());
+        py.Arg("storage_scope", inst::PyStr(py.attrs[1].get<std::string>()));
+        if (py.in.size() > 1 && py.in[1] != "[]" && py.in[1] != "None") {
+          py.Arg("consumer_blocks", py.in[1]);
+        }
+      });
 }
 
 }  // namespace kiln::ir::cache

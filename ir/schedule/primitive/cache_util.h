@@ -9,6 +9,8 @@
 
 #include "ir/arith/analyzer.h"
 #include "ir/prim_func.h"
+#include "ir/schedule/instruction.h"
+#include "ir/schedule/schedule.h"
 #include "ir/schedule/tree.h"
 #include "ir/stmt.h"
 
@@ -77,6 +79,30 @@ struct Redirect {
 // Rewrites the scope block at scope_path.back() and returns the new function
 // body.
 Stmt RewriteScope(const StmtPath& scope_path, const Redirect& r);
+
+// The consumer block at consumer_path.back(), after checking that it lies
+// under the scope block at scope_path index `scope_index` (scope) of `self`,
+// the block being cached; throws ScheduleError(primitive, ...) if not.
+const BlockNode* ConsumerInScope(const std::string& primitive, const StmtPath& consumer_path,
+                                 int scope_index, const Stmt& scope, const BlockNode* self);
+
+// The steps cache_read and cache_write end with: the cache buffer (r.from in
+// `storage_scope`, under a fresh name) becomes r.to and r.alloc, r.stage
+// copies `region` from the original into it (cache_read) or back
+// (cache_write, r.is_write), the scope at scope_path.back() is rewritten,
+// and the instruction `kind` is recorded with the block, the consumer blocks
+// and (buffer_index, storage_scope). Returns the copy stage's handle.
+BlockRV FinishCache(Schedule* sch, const std::string& kind, const StmtPath& scope_path, Redirect r,
+                    const std::vector<Range>& region, arith::Analyzer* an, BlockRV block,
+                    int buffer_index, const std::string& storage_scope,
+                    const std::vector<BlockRV>& consumer_blocks);
+
+// The instruction kind `name` of cache_read or cache_write: it replays with
+// `fn`, and its Python line names the buffer index `index_arg`
+// (read_buffer_index / write_buffer_index).
+InstructionKind CacheKind(const std::string& name, const std::string& index_arg,
+                          BlockRV (Schedule::*fn)(BlockRV, int, const std::string&,
+                                                  const std::vector<BlockRV>&));
 
 // Program (pre-)order position of every block of f.
 std::vector<const BlockNode*> ProgramOrder(const PrimFunc& f);

@@ -6,7 +6,7 @@
 #include "ir/arith/iter_map.h"
 #include "ir/op.h"
 #include "ir/schedule/analysis.h"
-#include "ir/schedule/inst_args.h"
+#include "ir/schedule/define_kind.h"
 #include "ir/schedule/primitive/cache_util.h"
 #include "ir/schedule/primitive/kinds.h"
 #include "ir/schedule/schedule.h"
@@ -139,11 +139,7 @@ BlockRV Schedule::CacheWrite(BlockRV block, int write_buffer_index,
   std::unordered_set<const BlockNode*> only;
   for (BlockRV c : consumer_blocks) {
     StmtPath cp = PathOf(c);
-    const BlockNode* cb = cp.back().as<BlockRealizeNode>()->block.get();
-    if (static_cast<int>(cp.size()) <= si + 1 || !cp[si].same_as(scope)) {
-      throw ScheduleError(kPrim, "consumer block '" + cb->name + "' is not under scope block '" +
-                                     scope_block->name + "' of block '" + self->name + "'");
-    }
+    const BlockNode* cb = cache::ConsumerInScope(kPrim, cp, si, scope, self);
     if (cb == self || !cache::Reads(cb, buffer.get())) {
       throw ScheduleError(kPrim, "consumer block '" + cb->name + "' does not read buffer '" +
                                      buffer.name() + "' written by block '" + self->name + "'");
@@ -170,58 +166,21 @@ BlockRV Schedule::CacheWrite(BlockRV block, int write_buffer_index,
   std::vector<Range> region = cache::RelaxRegion(path, loc.parent, written, &an);
   CheckWriteBackExact(path, loc, written, region, &an);
 
-  std::string name = cache::FreshName(func_, buffer.name() + "_" + storage_scope);
-  Buffer cached = buffer.WithScope(storage_scope).WithName(name);
   cache::Redirect r;
   r.from = buffer;
-  r.to = cached;
   r.is_write = true;
   r.writer = self;
   r.only = only;
   r.loc = loc;
-  r.stage = cache::MakeCopyStage(name, cached, buffer, region, &an);
-  r.alloc = cached;
-  SetBody(cache::RewriteScope(scope_path, r));
-
-  BlockRV out = NewBlockRV(name);
-  std::vector<InstArg> consumers;
-  for (BlockRV c : consumer_blocks) consumers.push_back(InstArg::Of(c.ref()));
-  Record("CacheWrite", {InstArg::Of(block.ref()), InstArg::List(std::move(consumers))},
-         nlohmann::json::array({write_buffer_index, storage_scope}), {out.ref()});
-  return out;
+  return cache::FinishCache(this, kinds::CacheWrite().name, scope_path, std::move(r), region, &an,
+                            block, write_buffer_index, storage_scope, consumer_blocks);
 }
 
 namespace kinds {
 
 const InstructionKind& CacheWrite() {
-  static const InstructionKind k{
-      "CacheWrite",
-      /*is_pure=*/false,
-      /*has_decision=*/false,
-      [](Schedule& sch, const std::vector<InstArg>& in, const nlohmann::json& attrs,
-         const nlohmann::json*) -> std::vector<RVRef> {
-        // TVM before consumer_blocks recorded the block alone.
-        if (in.size() != 1 && in.size() != 2) {
-          inst::Fail("CacheWrite", "expected 2 inputs (block, consumer_blocks), got " +
-                                       std::to_string(in.size()));
-        }
-        inst::ExpectAttrs("CacheWrite", attrs, 2);
-        int64_t index = inst::AttrInt("CacheWrite", attrs, 0);
-        return {sch.CacheWrite(inst::Block("CacheWrite", in, 0), static_cast<int>(index),
-                               inst::AttrStr("CacheWrite", attrs, 1),
-                               in.size() > 1 ? inst::BlockList("CacheWrite", in, 1)
-                                             : std::vector<BlockRV>{})
-                    .ref()};
-      },
-      [](const std::vector<std::string>& in, const std::vector<std::string>& out,
-         const nlohmann::json& attrs, const nlohmann::json*) {
-        std::string s = inst::PyAssign(out) + "sch.cache_write(block=" + in[0] +
-                        ", write_buffer_index=" + attrs[0].dump() +
-                        ", storage_scope=" + inst::PyStr(attrs[1].get<std::string>());
-        if (in.size() > 1 && in[1] != "[]" && in[1] != "None") s += ", consumer_blocks=" + in[1];
-        return s + ")";
-      },
-      nullptr};
+  static const InstructionKind k =
+      cache::CacheKind("CacheWrite", "write_buffer_index", &Schedule::CacheWrite);
   return k;
 }
 

@@ -25,7 +25,7 @@
 #include "ir/op.h"
 #include "ir/text/printer.h"
 #include "ir/schedule/analysis.h"
-#include "ir/schedule/inst_args.h"
+#include "ir/schedule/define_kind.h"
 #include "ir/schedule/primitive/kinds.h"
 #include "ir/schedule/schedule.h"
 #include "ir/substitute.h"
@@ -599,15 +599,15 @@ namespace {
 
 void ComputeAtImpl(Schedule& sch, BlockRV block, LoopRV loop, bool preserve_unit_loops, int index,
                    bool reverse) {
-  const std::string primitive = reverse ? "reverse_compute_at" : "compute_at";
-  const std::string kind = reverse ? "ReverseComputeAt" : "ComputeAt";
+  const InstructionKind& kind = reverse ? kinds::ReverseComputeAt() : kinds::ComputeAt();
+  const std::string primitive = inst::PythonMethod(kind.name);  // compute_at, ...
   std::string name = sch.NameOf(block);
   sch.PathOf(block);  // fails clearly if the block is gone
   Stmt body = MoveBlockUnderLoop(
       sch.func(), name, sch.PathOf(loop).back().as<ForNode>()->loop_var.get(), preserve_unit_loops,
       index, reverse, primitive);
   sch.SetBody(body);
-  sch.Record(kind, {InstArg::Of(block.ref()), InstArg::Of(loop.ref())},
+  sch.Record(kind.name, {InstArg::Of(block.ref()), InstArg::Of(loop.ref())},
              nlohmann::json::array({preserve_unit_loops ? 1 : 0, index}), {});
 }
 
@@ -617,7 +617,7 @@ void Schedule::ComputeAt(BlockRV block, LoopRV loop, bool preserve_unit_loops, i
   if (IsRootMark(loop)) {
     // compute_at to the root is where the block already is.
     PathOf(block);
-    Record("ComputeAt", {InstArg::Of(block.ref()), InstArg::Of(loop.ref())},
+    Record(kinds::ComputeAt().name, {InstArg::Of(block.ref()), InstArg::Of(loop.ref())},
            nlohmann::json::array({preserve_unit_loops ? 1 : 0, index}), {});
     return;
   }
@@ -626,7 +626,7 @@ void Schedule::ComputeAt(BlockRV block, LoopRV loop, bool preserve_unit_loops, i
     // samples another location follows it.
     ComputeInline(block);
     trace_.Pop();
-    Record("ComputeAt", {InstArg::Of(block.ref()), InstArg::Of(loop.ref())},
+    Record(kinds::ComputeAt().name, {InstArg::Of(block.ref()), InstArg::Of(loop.ref())},
            nlohmann::json::array({preserve_unit_loops ? 1 : 0, index}), {});
     return;
   }
@@ -636,14 +636,14 @@ void Schedule::ComputeAt(BlockRV block, LoopRV loop, bool preserve_unit_loops, i
 void Schedule::ReverseComputeAt(BlockRV block, LoopRV loop, bool preserve_unit_loops, int index) {
   if (IsRootMark(loop)) {
     PathOf(block);
-    Record("ReverseComputeAt", {InstArg::Of(block.ref()), InstArg::Of(loop.ref())},
+    Record(kinds::ReverseComputeAt().name, {InstArg::Of(block.ref()), InstArg::Of(loop.ref())},
            nlohmann::json::array({preserve_unit_loops ? 1 : 0, index}), {});
     return;
   }
   if (IsInlineMark(loop)) {
     ReverseComputeInline(block);
     trace_.Pop();
-    Record("ReverseComputeAt", {InstArg::Of(block.ref()), InstArg::Of(loop.ref())},
+    Record(kinds::ReverseComputeAt().name, {InstArg::Of(block.ref()), InstArg::Of(loop.ref())},
            nlohmann::json::array({preserve_unit_loops ? 1 : 0, index}), {});
     return;
   }
@@ -654,20 +654,17 @@ namespace kinds {
 
 namespace {
 
-InstructionKind ComputeAtKind(const std::string& name, const std::string& method, bool reverse) {
-  return InstructionKind{
-      name,
-      /*is_pure=*/false,
-      /*has_decision=*/false,
-      [name, reverse](Schedule& sch, const std::vector<InstArg>& in, const nlohmann::json& attrs,
-                      const nlohmann::json*) -> std::vector<RVRef> {
-        inst::ExpectInputs(name, in, 2);
-        inst::ExpectAttrs(name, attrs, 2);
-        BlockRV block = inst::Block(name, in, 0);
-        LoopRV loop = inst::Loop(name, in, 1);
-        bool preserve = inst::AttrBool(name, attrs, 0);
-        int64_t index = inst::AttrInt(name, attrs, 1);
-        if (index < -2 || index > (int64_t{1} << 30)) inst::Fail(name, "index is out of range");
+InstructionKind ComputeAtKind(const std::string& name, bool reverse) {
+  return inst::DefineKind(
+      name, {},
+      [reverse](Schedule& sch, const inst::Args& a) -> std::vector<RVRef> {
+        a.ExpectInputs(2);
+        a.ExpectAttrs(2);
+        BlockRV block = a.Block(0);
+        LoopRV loop = a.Loop(1);
+        bool preserve = a.AttrBool(0);
+        int64_t index = a.AttrInt(1);
+        if (index < -2 || index > (int64_t{1} << 30)) a.Fail("index is out of range");
         if (reverse) {
           sch.ReverseComputeAt(block, loop, preserve, static_cast<int>(index));
         } else {
@@ -675,25 +672,23 @@ InstructionKind ComputeAtKind(const std::string& name, const std::string& method
         }
         return {};
       },
-      [method](const std::vector<std::string>& in, const std::vector<std::string>&,
-               const nlohmann::json& attrs, const nlohmann::json*) {
-        bool preserve = attrs[0].is_boolean() ? attrs[0].get<bool>() : attrs[0].get<int64_t>() != 0;
-        return "sch." + method + "(block=" + in[0] + ", loop=" + in[1] +
-               ", preserve_unit_loops=" + inst::PyBool(preserve) + ", index=" + attrs[1].dump() +
-               ")";
-      },
-      nullptr};
+      [](inst::PyCall& py) {
+        const nlohmann::json& p = py.attrs[0];
+        bool preserve = p.is_boolean() ? p.get<bool>() : p.get<int64_t>() != 0;
+        py.Arg("block", py.in[0]).Arg("loop", py.in[1]);
+        py.Arg("preserve_unit_loops", inst::PyBool(preserve)).Arg("index", py.attrs[1].dump());
+      });
 }
 
 }  // namespace
 
 const InstructionKind& ComputeAt() {
-  static const InstructionKind k = ComputeAtKind("ComputeAt", "compute_at", false);
+  static const InstructionKind k = ComputeAtKind("ComputeAt", false);
   return k;
 }
 
 const InstructionKind& ReverseComputeAt() {
-  static const InstructionKind k = ComputeAtKind("ReverseComputeAt", "reverse_compute_at", true);
+  static const InstructionKind k = ComputeAtKind("ReverseComputeAt", true);
   return k;
 }
 

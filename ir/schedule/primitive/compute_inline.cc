@@ -3,7 +3,7 @@
 #include "ir/schedule/primitive/compute_inline.h"
 
 #include "ir/op.h"
-#include "ir/schedule/inst_args.h"
+#include "ir/schedule/define_kind.h"
 #include "ir/schedule/primitive/compute_inline_util.h"
 #include "ir/schedule/primitive/kinds.h"
 #include "ir/substitute.h"
@@ -132,48 +132,23 @@ Stmt ComputeInlineImpl(const StmtPath& path, bool check_only) {
 }  // namespace
 
 bool CanComputeInline(const PrimFunc& /*func*/, const StmtPath& block_path, std::string* why) {
-  try {
-    ComputeInlineImpl(block_path, /*check_only=*/true);
-  } catch (const ScheduleError& e) {
-    if (why != nullptr) *why = e.what();
-    return false;
-  }
-  return true;
+  return inline_util::Feasible(&ComputeInlineImpl, block_path, why);
 }
 
 bool CanComputeInline(const Schedule& sch, BlockRV block, std::string* why) {
-  StmtPath path;
-  try {
-    path = sch.PathOf(block);
-  } catch (const ScheduleError& e) {
-    if (why != nullptr) *why = e.what();
-    return false;
-  }
-  return CanComputeInline(sch.func(), path, why);
+  return inline_util::Feasible(&ComputeInlineImpl, sch, block, why);
 }
 
 void Schedule::ComputeInline(BlockRV block) {
   SetBody(ComputeInlineImpl(PathOf(block), /*check_only=*/false));
-  Record("ComputeInline", {InstArg::Of(block.ref())}, nlohmann::json::array(), {});
+  Record(kinds::ComputeInline().name, {InstArg::Of(block.ref())}, nlohmann::json::array(), {});
 }
 
 namespace kinds {
 
 const InstructionKind& ComputeInline() {
-  static const InstructionKind k{
-      "ComputeInline",
-      /*is_pure=*/false,
-      /*has_decision=*/false,
-      [](Schedule& sch, const std::vector<InstArg>& in, const nlohmann::json& attrs,
-         const nlohmann::json*) -> std::vector<RVRef> {
-        inst::ExpectInputs("ComputeInline", in, 1);
-        inst::ExpectAttrs("ComputeInline", attrs, 0);
-        sch.ComputeInline(inst::Block("ComputeInline", in, 0));
-        return {};
-      },
-      [](const std::vector<std::string>& in, const std::vector<std::string>&, const nlohmann::json&,
-         const nlohmann::json*) { return "sch.compute_inline(block=" + in[0] + ")"; },
-      nullptr};
+  static const InstructionKind k =
+      inline_util::InlineKind("ComputeInline", &Schedule::ComputeInline);
   return k;
 }
 

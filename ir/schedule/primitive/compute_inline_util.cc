@@ -7,6 +7,7 @@
 #include "ir/arith/int_set.h"
 #include "ir/op.h"
 #include "ir/schedule/analysis.h"
+#include "ir/schedule/define_kind.h"
 #include "ir/schedule/schedule_error.h"
 #include "ir/structural_equal.h"
 #include "ir/substitute.h"
@@ -277,6 +278,39 @@ Block ScopeRewriter::VisitBlock(const Block& b) {
     return visited;
   }
   return MakeBlock(std::move(n));
+}
+
+bool Feasible(InlineImpl impl, const StmtPath& block_path, std::string* why) {
+  try {
+    impl(block_path, /*check_only=*/true);
+  } catch (const ScheduleError& e) {
+    if (why != nullptr) *why = e.what();
+    return false;
+  }
+  return true;
+}
+
+bool Feasible(InlineImpl impl, const Schedule& sch, BlockRV block, std::string* why) {
+  StmtPath path;
+  try {
+    path = sch.PathOf(block);
+  } catch (const ScheduleError& e) {
+    if (why != nullptr) *why = e.what();
+    return false;
+  }
+  return Feasible(impl, path, why);
+}
+
+InstructionKind InlineKind(const std::string& name, void (Schedule::*fn)(BlockRV)) {
+  return inst::DefineKind(
+      name, {},
+      [fn](Schedule& sch, const inst::Args& a) -> std::vector<RVRef> {
+        a.ExpectInputs(1);
+        a.ExpectAttrs(0);
+        (sch.*fn)(a.Block(0));
+        return {};
+      },
+      [](inst::PyCall& py) { py.Arg("block", py.in[0]); });
 }
 
 }  // namespace kiln::ir::inline_util

@@ -10,6 +10,8 @@
 
 #include "ir/functor.h"
 #include "ir/prim_func.h"
+#include "ir/schedule/instruction.h"
+#include "ir/schedule/schedule.h"
 #include "ir/schedule/tree.h"
 
 namespace kiln::ir::inline_util {
@@ -47,6 +49,20 @@ void CheckComplete(const std::string& primitive, const Site& site, const BlockRe
 
 // TVM's require_stage_pipeline on the site's scope (analysis.h).
 void CheckStagePipeline(const std::string& primitive, const Site& site);
+
+// A primitive's whole work on the block at path.back(): with check_only, the
+// checks alone (an empty Stmt), else the new function body.
+using InlineImpl = Stmt (*)(const StmtPath& path, bool check_only);
+
+// True if `impl` accepts the block at block_path.back(); on false *why (if
+// given) receives the message the primitive would raise. The Schedule form
+// also answers false for a handle the schedule cannot resolve.
+bool Feasible(InlineImpl impl, const StmtPath& block_path, std::string* why);
+bool Feasible(InlineImpl impl, const Schedule& sch, BlockRV block, std::string* why);
+
+// The instruction kind `name` of compute_inline or reverse_compute_inline:
+// one block input, no attributes, replayed with `fn`.
+InstructionKind InlineKind(const std::string& name, void (Schedule::*fn)(BlockRV));
 
 // The statement to remove with the block: its BlockRealize, or the outermost
 // loop (or guard) above it whose body holds nothing else. Its parent is a

@@ -8,7 +8,7 @@
 #include "ir/arith/int_set.h"
 #include "ir/functor.h"
 #include "ir/op.h"
-#include "ir/schedule/inst_args.h"
+#include "ir/schedule/define_kind.h"
 #include "ir/schedule/primitive/kinds.h"
 #include "ir/schedule/primitive/reduction_util.h"
 #include "ir/schedule/schedule.h"
@@ -197,32 +197,23 @@ BlockRV Schedule::DecomposeReduction(BlockRV block_rv, LoopRV loop_rv) {
 
   RenameBlockHandles(block.name, update_name);
   BlockRV out = NewBlockRV(init_name);
-  Record("DecomposeReduction", {InstArg::Of(block_rv.ref()), InstArg::Of(loop_rv.ref())},
-         nlohmann::json::array(), {out.ref()});
+  Record(kinds::DecomposeReduction().name,
+         {InstArg::Of(block_rv.ref()), InstArg::Of(loop_rv.ref())}, nlohmann::json::array(),
+         {out.ref()});
   return out;
 }
 
 namespace kinds {
 
 const InstructionKind& DecomposeReduction() {
-  static const InstructionKind k{
-      "DecomposeReduction",
-      /*is_pure=*/false,
-      /*has_decision=*/false,
-      [](Schedule& sch, const std::vector<InstArg>& in, const nlohmann::json& attrs,
-         const nlohmann::json*) -> std::vector<RVRef> {
-        inst::ExpectInputs("DecomposeReduction", in, 2);
-        inst::ExpectAttrs("DecomposeReduction", attrs, 0);
-        return {sch.DecomposeReduction(inst::Block("DecomposeReduction", in, 0),
-                                       inst::Loop("DecomposeReduction", in, 1))
-                    .ref()};
+  static const InstructionKind k = inst::DefineKind(
+      "DecomposeReduction", {},
+      [](Schedule& sch, const inst::Args& a) -> std::vector<RVRef> {
+        a.ExpectInputs(2);
+        a.ExpectAttrs(0);
+        return {sch.DecomposeReduction(a.Block(0), a.Loop(1)).ref()};
       },
-      [](const std::vector<std::string>& in, const std::vector<std::string>& out,
-         const nlohmann::json&, const nlohmann::json*) {
-        return inst::PyAssign(out) + "sch.decompose_reduction(block=" + in[0] + ", loop=" + in[1] +
-               ")";
-      },
-      nullptr};
+      [](inst::PyCall& py) { py.Arg("block", py.in[0]).Arg("loop", py.in[1]); });
   return k;
 }
 

@@ -30,7 +30,7 @@
 #include "ir/functor.h"
 #include "ir/op.h"
 #include "ir/schedule/analysis.h"
-#include "ir/schedule/inst_args.h"
+#include "ir/schedule/define_kind.h"
 #include "ir/schedule/primitive/kinds.h"
 #include "ir/schedule/schedule.h"
 #include "ir/substitute.h"
@@ -280,7 +280,7 @@ void Schedule::Parallel(LoopRV loop) {
   StmtPath path = PathOf(loop);
   ParallelChecker(this, "parallel", path, "").Check();
   SetBodyKeepingFacts(WithKind(path, ForKind::kParallel, ""));
-  Record("Parallel", {InstArg::Of(loop.ref())}, nlohmann::json::array(), {});
+  Record(kinds::Parallel().name, {InstArg::Of(loop.ref())}, nlohmann::json::array(), {});
 }
 
 void Schedule::Vectorize(LoopRV loop) {
@@ -293,7 +293,7 @@ void Schedule::Vectorize(LoopRV loop) {
   }
   ParallelChecker(this, "vectorize", path, "").Check();
   SetBodyKeepingFacts(WithKind(path, ForKind::kVectorized, ""));
-  Record("Vectorize", {InstArg::Of(loop.ref())}, nlohmann::json::array(), {});
+  Record(kinds::Vectorize().name, {InstArg::Of(loop.ref())}, nlohmann::json::array(), {});
 }
 
 void Schedule::Bind(LoopRV loop, const std::string& thread_axis) {
@@ -311,76 +311,64 @@ void Schedule::Bind(LoopRV loop, const std::string& thread_axis) {
   }
   ParallelChecker(this, "bind", path, thread_axis).Check();
   SetBodyKeepingFacts(WithKind(path, ForKind::kThreadBinding, thread_axis));
-  Record("Bind", {InstArg::Of(loop.ref())}, nlohmann::json::array({thread_axis}), {});
+  Record(kinds::Bind().name, {InstArg::Of(loop.ref())}, nlohmann::json::array({thread_axis}), {});
 }
 
 void Schedule::Unroll(LoopRV loop) {
   StmtPath path = PathOf(loop);
   SetBodyKeepingFacts(WithKind(path, ForKind::kUnrolled, ""));
-  Record("Unroll", {InstArg::Of(loop.ref())}, nlohmann::json::array(), {});
+  Record(kinds::Unroll().name, {InstArg::Of(loop.ref())}, nlohmann::json::array(), {});
 }
 
 namespace kinds {
 
 namespace {
 
-InstructionKind LoopKind(std::string name, std::string method, void (Schedule::*fn)(LoopRV)) {
-  return InstructionKind{
-      name,
-      /*is_pure=*/false,
-      /*has_decision=*/false,
-      [name, fn](Schedule& sch, const std::vector<InstArg>& in, const nlohmann::json& attrs,
-                 const nlohmann::json*) -> std::vector<RVRef> {
-        inst::ExpectInputs(name, in, 1);
-        inst::ExpectAttrs(name, attrs, 0);
-        (sch.*fn)(inst::Loop(name, in, 0));
+InstructionKind LoopKind(const std::string& name, void (Schedule::*fn)(LoopRV)) {
+  return inst::DefineKind(
+      name, {},
+      [fn](Schedule& sch, const inst::Args& a) -> std::vector<RVRef> {
+        a.ExpectInputs(1);
+        a.ExpectAttrs(0);
+        (sch.*fn)(a.Loop(0));
         return {};
       },
-      [method](const std::vector<std::string>& in, const std::vector<std::string>&,
-               const nlohmann::json&,
-               const nlohmann::json*) { return "sch." + method + "(loop=" + in[0] + ")"; },
-      nullptr};
+      [](inst::PyCall& py) { py.Arg("loop", py.in[0]); });
 }
 
 }  // namespace
 
 const InstructionKind& Parallel() {
-  static const InstructionKind k = LoopKind("Parallel", "parallel", &Schedule::Parallel);
+  static const InstructionKind k = LoopKind("Parallel", &Schedule::Parallel);
   return k;
 }
 
 const InstructionKind& Vectorize() {
-  static const InstructionKind k = LoopKind("Vectorize", "vectorize", &Schedule::Vectorize);
+  static const InstructionKind k = LoopKind("Vectorize", &Schedule::Vectorize);
   return k;
 }
 
 const InstructionKind& Unroll() {
-  static const InstructionKind k = LoopKind("Unroll", "unroll", &Schedule::Unroll);
+  static const InstructionKind k = LoopKind("Unroll", &Schedule::Unroll);
   return k;
 }
 
 const InstructionKind& Bind() {
-  static const InstructionKind k{
-      "Bind",
-      /*is_pure=*/false,
-      /*has_decision=*/false,
-      [](Schedule& sch, const std::vector<InstArg>& in, const nlohmann::json& attrs,
-         const nlohmann::json*) -> std::vector<RVRef> {
-        inst::ExpectInputs("Bind", in, 1);
-        inst::ExpectAttrs("Bind", attrs, 1);
-        sch.Bind(inst::Loop("Bind", in, 0), inst::AttrStr("Bind", attrs, 0));
+  static const InstructionKind k = inst::DefineKind(
+      "Bind", {},
+      [](Schedule& sch, const inst::Args& a) -> std::vector<RVRef> {
+        a.ExpectInputs(1);
+        a.ExpectAttrs(1);
+        sch.Bind(a.Loop(0), a.AttrStr(0));
         return {};
       },
-      [](const std::vector<std::string>& in, const std::vector<std::string>&,
-         const nlohmann::json& attrs, const nlohmann::json*) {
-        return "sch.bind(loop=" + in[0] + ", thread_axis=" + attrs[0].dump() + ")";
-      },
+      [](inst::PyCall& py) { py.Arg("loop", py.in[0]).Arg("thread_axis", py.attrs[0].dump()); },
       [](const std::vector<InstArg>&, const nlohmann::json& attrs) -> std::string {
         if (!attrs.is_array() || attrs.size() != 1 || !attrs[0].is_string()) {
           return "Bind takes one attribute, the thread axis name";
         }
         return "";
-      }};
+      });
   return k;
 }
 

@@ -7,7 +7,7 @@
 #include "ir/op.h"
 #include "ir/text/printer.h"
 #include "ir/schedule/analysis.h"
-#include "ir/schedule/inst_args.h"
+#include "ir/schedule/define_kind.h"
 #include "ir/schedule/primitive/kinds.h"
 #include "ir/schedule/schedule.h"
 #include "ir/substitute.h"
@@ -114,7 +114,7 @@ LoopRV Schedule::Fuse(const std::vector<LoopRV>& loop_rvs, bool preserve_unit_it
   LoopRV out = NewLoopRV(fused);
   std::vector<InstArg> inputs;
   for (LoopRV l : loop_rvs) inputs.push_back(InstArg::Of(l.ref()));
-  Record("Fuse", std::move(inputs), nlohmann::json::array({preserve_unit_iters ? 1 : 0}),
+  Record(kinds::Fuse().name, std::move(inputs), nlohmann::json::array({preserve_unit_iters ? 1 : 0}),
          {out.ref()});
   return out;
 }
@@ -122,27 +122,19 @@ LoopRV Schedule::Fuse(const std::vector<LoopRV>& loop_rvs, bool preserve_unit_it
 namespace kinds {
 
 const InstructionKind& Fuse() {
-  static const InstructionKind k{
-      "Fuse",
-      /*is_pure=*/false,
-      /*has_decision=*/false,
-      [](Schedule& sch, const std::vector<InstArg>& in, const nlohmann::json& attrs,
-         const nlohmann::json*) -> std::vector<RVRef> {
-        const std::string kind = "Fuse";
-        if (in.empty()) inst::Fail(kind, "expected at least one loop");
-        inst::ExpectAttrs(kind, attrs, 1);
+  static const InstructionKind k = inst::DefineKind(
+      "Fuse", {},
+      [](Schedule& sch, const inst::Args& a) -> std::vector<RVRef> {
+        if (a.size() == 0) a.Fail("expected at least one loop");
+        a.ExpectAttrs(1);
         std::vector<LoopRV> loops;
-        for (size_t i = 0; i < in.size(); ++i) loops.push_back(inst::Loop(kind, in, i));
-        return {sch.Fuse(loops, inst::AttrBool(kind, attrs, 0)).ref()};
+        for (size_t i = 0; i < a.size(); ++i) loops.push_back(a.Loop(i));
+        return {sch.Fuse(loops, a.AttrBool(0)).ref()};
       },
-      [](const std::vector<std::string>& in, const std::vector<std::string>& out,
-         const nlohmann::json& attrs, const nlohmann::json*) {
-        std::string args;
-        for (const auto& s : in) args += s + ", ";
-        return inst::PyAssign(out) + "sch.fuse(" + args +
-               "preserve_unit_iters=" + inst::PyBool(inst::AttrBool("Fuse", attrs, 0)) + ")";
-      },
-      nullptr};
+      [](inst::PyCall& py) {
+        for (const auto& s : py.in) py.Positional(s);
+        py.Arg("preserve_unit_iters", inst::PyBool(py.AttrBool(0)));
+      });
   return k;
 }
 

@@ -2,7 +2,7 @@
 // pure lookups every schedule program starts with.
 #include <algorithm>
 
-#include "ir/schedule/inst_args.h"
+#include "ir/schedule/define_kind.h"
 #include "ir/schedule/primitive/kinds.h"
 #include "ir/schedule/schedule.h"
 
@@ -38,7 +38,7 @@ BlockRV Schedule::GetBlock(const std::string& name, const std::string& func_name
     throw ScheduleError("get_block", "no block named '" + name + "' (blocks: " + names + ")");
   }
   BlockRV out = NewBlockRV(name);
-  Record("GetBlock", {}, nlohmann::json::array({name, func_name}), {out.ref()});
+  Record(kinds::GetBlock().name, {}, nlohmann::json::array({name, func_name}), {out.ref()});
   return out;
 }
 
@@ -53,7 +53,7 @@ std::vector<LoopRV> Schedule::GetLoops(BlockRV block) {
     out.push_back(NewLoopRV(loop->loop_var));
     refs.push_back(out.back().ref());
   }
-  Record("GetLoops", {InstArg::Of(block.ref())}, nlohmann::json::array(), refs);
+  Record(kinds::GetLoops().name, {InstArg::Of(block.ref())}, nlohmann::json::array(), refs);
   return out;
 }
 
@@ -72,7 +72,7 @@ std::vector<BlockRV> Schedule::GetChildBlocks(BlockOrLoop scope) {
     out.push_back(NewBlockRV(child->block->name));
     refs.push_back(out.back().ref());
   }
-  Record("GetChildBlocks", {Arg(scope)}, nlohmann::json::array(), refs);
+  Record(kinds::GetChildBlocks().name, {Arg(scope)}, nlohmann::json::array(), refs);
   return out;
 }
 
@@ -91,7 +91,7 @@ std::vector<BlockRV> Schedule::GetProducers(BlockRV block) {
       refs.push_back(out.back().ref());
     }
   }
-  Record("GetProducers", {InstArg::Of(block.ref())}, nlohmann::json::array(), refs);
+  Record(kinds::GetProducers().name, {InstArg::Of(block.ref())}, nlohmann::json::array(), refs);
   return out;
 }
 
@@ -115,7 +115,7 @@ std::vector<BlockRV> Schedule::GetConsumers(BlockRV block) {
       refs.push_back(out.back().ref());
     }
   }
-  Record("GetConsumers", {InstArg::Of(block.ref())}, nlohmann::json::array(), refs);
+  Record(kinds::GetConsumers().name, {InstArg::Of(block.ref())}, nlohmann::json::array(), refs);
   return out;
 }
 
@@ -130,75 +130,62 @@ std::vector<RVRef> Refs(const std::vector<BlockRV>& v) {
 }
 
 // A pure kind taking one block (or block/loop) input and returning blocks or loops.
-InstructionKind BlockQuery(std::string name, std::string method,
-                           std::vector<RVRef> (*run)(Schedule&, const std::vector<InstArg>&)) {
-  return InstructionKind{
-      name, /*is_pure=*/true, /*has_decision=*/false,
-      [name, run](Schedule& sch, const std::vector<InstArg>& in, const nlohmann::json& attrs,
-                  const nlohmann::json*) {
-        inst::ExpectInputs(name, in, 1);
-        inst::ExpectAttrs(name, attrs, 0);
-        return run(sch, in);
+InstructionKind BlockQuery(const std::string& name,
+                           std::vector<RVRef> (*run)(Schedule&, const inst::Args&)) {
+  return inst::DefineKind(
+      name, {/*is_pure=*/true, /*has_decision=*/false},
+      [run](Schedule& sch, const inst::Args& a) {
+        a.ExpectInputs(1);
+        a.ExpectAttrs(0);
+        return run(sch, a);
       },
-      [method](const std::vector<std::string>& in, const std::vector<std::string>& out,
-               const nlohmann::json&, const nlohmann::json*) {
-        return inst::PyAssign(out) + "sch." + method + "(" + in[0] + ")";
-      },
-      nullptr};
+      [](inst::PyCall& py) { py.Positional(py.in[0]); });
 }
 
 }  // namespace
 
 const InstructionKind& GetBlock() {
-  static const InstructionKind k{
-      "GetBlock", /*is_pure=*/true, /*has_decision=*/false,
-      [](Schedule& sch, const std::vector<InstArg>& in, const nlohmann::json& attrs,
-         const nlohmann::json*) -> std::vector<RVRef> {
-        inst::ExpectInputs("GetBlock", in, 0);
-        inst::ExpectAttrs("GetBlock", attrs, 2);
-        return {sch.GetBlock(inst::AttrStr("GetBlock", attrs, 0), inst::AttrStr("GetBlock", attrs, 1))
-                    .ref()};
+  static const InstructionKind k = inst::DefineKind(
+      "GetBlock", {/*is_pure=*/true, /*has_decision=*/false},
+      [](Schedule& sch, const inst::Args& a) -> std::vector<RVRef> {
+        a.ExpectInputs(0);
+        a.ExpectAttrs(2);
+        return {sch.GetBlock(a.AttrStr(0), a.AttrStr(1)).ref()};
       },
-      [](const std::vector<std::string>&, const std::vector<std::string>& out,
-         const nlohmann::json& attrs, const nlohmann::json*) {
-        return inst::PyAssign(out) + "sch.get_block(name=" + attrs[0].dump() +
-               ", func_name=" + attrs[1].dump() + ")";
-      },
-      nullptr};
+      [](inst::PyCall& py) {
+        py.Arg("name", py.attrs[0].dump()).Arg("func_name", py.attrs[1].dump());
+      });
   return k;
 }
 
 const InstructionKind& GetLoops() {
-  static const InstructionKind k = BlockQuery(
-      "GetLoops", "get_loops", [](Schedule& sch, const std::vector<InstArg>& in) {
+  static const InstructionKind k =
+      BlockQuery("GetLoops", [](Schedule& sch, const inst::Args& a) {
         std::vector<RVRef> out;
-        for (LoopRV l : sch.GetLoops(inst::Block("GetLoops", in, 0))) out.push_back(l.ref());
+        for (LoopRV l : sch.GetLoops(a.Block(0))) out.push_back(l.ref());
         return out;
       });
   return k;
 }
 
 const InstructionKind& GetChildBlocks() {
-  static const InstructionKind k = BlockQuery(
-      "GetChildBlocks", "get_child_blocks", [](Schedule& sch, const std::vector<InstArg>& in) {
-        return Refs(sch.GetChildBlocks(inst::BlockOrLoopArg("GetChildBlocks", in, 0)));
-      });
+  static const InstructionKind k = BlockQuery("GetChildBlocks", [](Schedule& sch, const inst::Args& a) {
+    return Refs(sch.GetChildBlocks(a.BlockOrLoopArg(0)));
+  });
   return k;
 }
 
 const InstructionKind& GetProducers() {
-  static const InstructionKind k = BlockQuery(
-      "GetProducers", "get_producers", [](Schedule& sch, const std::vector<InstArg>& in) {
-        return Refs(sch.GetProducers(inst::Block("GetProducers", in, 0)));
-      });
+  static const InstructionKind k = BlockQuery("GetProducers", [](Schedule& sch, const inst::Args& a) {
+    return Refs(sch.GetProducers(a.Block(0)));
+  });
   return k;
 }
 
 const InstructionKind& GetConsumers() {
-  static const InstructionKind k = BlockQuery(
-      "GetConsumers", "get_consumers", [](Schedule& sch, const std::vector<InstArg>& in) {
-        return Refs(sch.GetConsumers(inst::Block("GetConsumers", in, 0)));
-      });
+  static const InstructionKind k = BlockQuery("GetConsumers", [](Schedule& sch, const inst::Args& a) {
+    return Refs(sch.GetConsumers(a.Block(0)));
+  });
   return k;
 }
 

@@ -1,6 +1,7 @@
 // The instruction kinds, one accessor per kind, defined next to the
-// primitive they record (ir/schedule/primitive/<primitive>.cc). The registry
-// in instruction_kind.cc lists them all.
+// primitive they record (ir/schedule/primitive/<primitive>.cc) with
+// inst::DefineKind (ir/schedule/define_kind.h), which takes the name once.
+// The registry in instruction_kind.cc lists them all.
 #pragma once
 
 #include "ir/schedule/instruction.h"

@@ -11,7 +11,7 @@
 
 #include "ir/op.h"
 #include "ir/schedule/analysis.h"
-#include "ir/schedule/inst_args.h"
+#include "ir/schedule/define_kind.h"
 #include "ir/schedule/primitive/kinds.h"
 #include "ir/schedule/schedule.h"
 #include "ir/substitute.h"
@@ -148,32 +148,24 @@ void Schedule::Reorder(const std::vector<LoopRV>& ordered_loops) {
   std::vector<InstArg> inputs;
   inputs.reserve(ordered_loops.size());
   for (LoopRV l : ordered_loops) inputs.push_back(InstArg::Of(l.ref()));
-  Record("Reorder", std::move(inputs), nlohmann::json::array(), {});
+  Record(kinds::Reorder().name, std::move(inputs), nlohmann::json::array(), {});
 }
 
 namespace kinds {
 
 const InstructionKind& Reorder() {
-  static const InstructionKind k{
-      "Reorder",
-      /*is_pure=*/false,
-      /*has_decision=*/false,
-      [](Schedule& sch, const std::vector<InstArg>& in, const nlohmann::json& attrs,
-         const nlohmann::json*) -> std::vector<RVRef> {
-        const std::string kind = "Reorder";
-        inst::ExpectAttrs(kind, attrs, 0);
+  static const InstructionKind k = inst::DefineKind(
+      "Reorder", {},
+      [](Schedule& sch, const inst::Args& a) -> std::vector<RVRef> {
+        a.ExpectAttrs(0);
         std::vector<LoopRV> loops;
-        for (size_t i = 0; i < in.size(); ++i) loops.push_back(inst::Loop(kind, in, i));
+        for (size_t i = 0; i < a.size(); ++i) loops.push_back(a.Loop(i));
         sch.Reorder(loops);
         return {};
       },
-      [](const std::vector<std::string>& in, const std::vector<std::string>&, const nlohmann::json&,
-         const nlohmann::json*) {
-        std::string args;
-        for (size_t i = 0; i < in.size(); ++i) args += (i ? ", " : "") + in[i];
-        return "sch.reorder(" + args + ")";
-      },
-      nullptr};
+      [](inst::PyCall& py) {
+        for (const auto& s : py.in) py.Positional(s);
+      });
   return k;
 }
 

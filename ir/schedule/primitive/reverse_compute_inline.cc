@@ -6,7 +6,7 @@
 #include "ir/arith/analyzer.h"
 #include "ir/arith/int_set.h"
 #include "ir/op.h"
-#include "ir/schedule/inst_args.h"
+#include "ir/schedule/define_kind.h"
 #include "ir/schedule/primitive/compute_inline.h"
 #include "ir/schedule/primitive/compute_inline_util.h"
 #include "ir/schedule/primitive/kinds.h"
@@ -309,48 +309,24 @@ Stmt ReverseComputeInlineImpl(const StmtPath& path, bool check_only) {
 
 bool CanReverseComputeInline(const PrimFunc& /*func*/, const StmtPath& block_path,
                              std::string* why) {
-  try {
-    ReverseComputeInlineImpl(block_path, /*check_only=*/true);
-  } catch (const ScheduleError& e) {
-    if (why != nullptr) *why = e.what();
-    return false;
-  }
-  return true;
+  return inline_util::Feasible(&ReverseComputeInlineImpl, block_path, why);
 }
 
 bool CanReverseComputeInline(const Schedule& sch, BlockRV block, std::string* why) {
-  StmtPath path;
-  try {
-    path = sch.PathOf(block);
-  } catch (const ScheduleError& e) {
-    if (why != nullptr) *why = e.what();
-    return false;
-  }
-  return CanReverseComputeInline(sch.func(), path, why);
+  return inline_util::Feasible(&ReverseComputeInlineImpl, sch, block, why);
 }
 
 void Schedule::ReverseComputeInline(BlockRV block) {
   SetBody(ReverseComputeInlineImpl(PathOf(block), /*check_only=*/false));
-  Record("ReverseComputeInline", {InstArg::Of(block.ref())}, nlohmann::json::array(), {});
+  Record(kinds::ReverseComputeInline().name, {InstArg::Of(block.ref())}, nlohmann::json::array(),
+         {});
 }
 
 namespace kinds {
 
 const InstructionKind& ReverseComputeInline() {
-  static const InstructionKind k{
-      "ReverseComputeInline",
-      /*is_pure=*/false,
-      /*has_decision=*/false,
-      [](Schedule& sch, const std::vector<InstArg>& in, const nlohmann::json& attrs,
-         const nlohmann::json*) -> std::vector<RVRef> {
-        inst::ExpectInputs("ReverseComputeInline", in, 1);
-        inst::ExpectAttrs("ReverseComputeInline", attrs, 0);
-        sch.ReverseComputeInline(inst::Block("ReverseComputeInline", in, 0));
-        return {};
-      },
-      [](const std::vector<std::string>& in, const std::vector<std::string>&, const nlohmann::json&,
-         const nlohmann::json*) { return "sch.reverse_compute_inline(block=" + in[0] + ")"; },
-      nullptr};
+  static const InstructionKind k =
+      inline_util::InlineKind("ReverseComputeInline", &Schedule::ReverseComputeInline);
   return k;
 }
 

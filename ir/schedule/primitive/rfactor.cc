@@ -13,7 +13,7 @@
 
 #include "ir/op.h"
 #include "ir/schedule/analysis.h"
-#include "ir/schedule/inst_args.h"
+#include "ir/schedule/define_kind.h"
 #include "ir/schedule/primitive/kinds.h"
 #include "ir/schedule/primitive/reduction_util.h"
 #include "ir/schedule/schedule.h"
@@ -383,7 +383,7 @@ BlockRV Schedule::RFactor(LoopRV loop_rv, int factor_axis) {
   SetBody(ReplaceAlongPath(to_scope, Stmt(std::move(new_scope))));
 
   BlockRV out = NewBlockRV(rf_name);
-  Record("RFactor", {InstArg::Of(loop_rv.ref())}, nlohmann::json::array({factor_axis}),
+  Record(kinds::RFactor().name, {InstArg::Of(loop_rv.ref())}, nlohmann::json::array({factor_axis}),
          {out.ref()});
   return out;
 }
@@ -391,26 +391,18 @@ BlockRV Schedule::RFactor(LoopRV loop_rv, int factor_axis) {
 namespace kinds {
 
 const InstructionKind& RFactor() {
-  static const InstructionKind k{
-      "RFactor",
-      /*is_pure=*/false,
-      /*has_decision=*/false,
-      [](Schedule& sch, const std::vector<InstArg>& in, const nlohmann::json& attrs,
-         const nlohmann::json*) -> std::vector<RVRef> {
-        inst::ExpectInputs("RFactor", in, 1);
-        inst::ExpectAttrs("RFactor", attrs, 1);
-        const int64_t axis = inst::AttrInt("RFactor", attrs, 0);
+  static const InstructionKind k = inst::DefineKind(
+      "RFactor", {},
+      [](Schedule& sch, const inst::Args& a) -> std::vector<RVRef> {
+        a.ExpectInputs(1);
+        a.ExpectAttrs(1);
+        const int64_t axis = a.AttrInt(0);
         if (axis < std::numeric_limits<int>::min() || axis > std::numeric_limits<int>::max()) {
-          inst::Fail("RFactor", "factor_axis " + std::to_string(axis) + " does not fit an int");
+          a.Fail("factor_axis " + std::to_string(axis) + " does not fit an int");
         }
-        return {sch.RFactor(inst::Loop("RFactor", in, 0), static_cast<int>(axis)).ref()};
+        return {sch.RFactor(a.Loop(0), static_cast<int>(axis)).ref()};
       },
-      [](const std::vector<std::string>& in, const std::vector<std::string>& out,
-         const nlohmann::json& attrs, const nlohmann::json*) {
-        return inst::PyAssign(out) + "sch.rfactor(loop=" + in[0] +
-               ", factor_axis=" + attrs[0].dump() + ")";
-      },
-      nullptr};
+      [](inst::PyCall& py) { py.Arg("loop", py.in[0]).Arg("factor_axis", py.attrs[0].dump()); });
   return k;
 }
 

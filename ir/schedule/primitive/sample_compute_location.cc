@@ -12,7 +12,7 @@
 #include <algorithm>
 
 #include "ir/op.h"
-#include "ir/schedule/inst_args.h"
+#include "ir/schedule/define_kind.h"
 #include "ir/schedule/primitive/compute_at.h"
 #include "ir/schedule/primitive/compute_inline.h"
 #include "ir/schedule/primitive/kinds.h"
@@ -191,33 +191,27 @@ LoopRV Schedule::SampleComputeLocation(BlockRV block, std::optional<int64_t> dec
     c = candidates[static_cast<size_t>(rng_.SampleInt(0, static_cast<int64_t>(candidates.size())))];
   }
   LoopRV out = c.loop ? NewLoopRV(c.loop->loop_var) : NewLocationMarkRV(c.index == -2);
-  Record("SampleComputeLocation", {InstArg::Of(block.ref())}, nlohmann::json::array(), {out.ref()},
-         nlohmann::json(c.index));
+  Record(kinds::SampleComputeLocation().name, {InstArg::Of(block.ref())}, nlohmann::json::array(),
+         {out.ref()}, nlohmann::json(c.index));
   return out;
 }
 
 namespace kinds {
 
 const InstructionKind& SampleComputeLocation() {
-  static const InstructionKind k{
-      "SampleComputeLocation",
-      /*is_pure=*/true,
-      /*has_decision=*/true,
-      [](Schedule& sch, const std::vector<InstArg>& in, const nlohmann::json& attrs,
-         const nlohmann::json* decision) -> std::vector<RVRef> {
-        const std::string kind = "SampleComputeLocation";
-        inst::ExpectInputs(kind, in, 1);
-        inst::ExpectAttrs(kind, attrs, 0);
+  static const InstructionKind k = inst::DefineKind(
+      "SampleComputeLocation", {/*is_pure=*/true, /*has_decision=*/true},
+      [](Schedule& sch, const inst::Args& a) -> std::vector<RVRef> {
+        a.ExpectInputs(1);
+        a.ExpectAttrs(0);
         std::optional<int64_t> d;
-        if (decision) d = inst::DecisionInt(kind, *decision);
-        return {sch.SampleComputeLocation(inst::Block(kind, in, 0), d).ref()};
+        if (a.decision()) d = a.DecisionInt();
+        return {sch.SampleComputeLocation(a.Block(0), d).ref()};
       },
-      [](const std::vector<std::string>& in, const std::vector<std::string>& out,
-         const nlohmann::json&, const nlohmann::json* decision) {
-        return inst::PyAssign(out) + "sch.sample_compute_location(block=" + in[0] +
-               (decision ? ", decision=" + decision->dump() : std::string()) + ")";
-      },
-      nullptr};
+      [](inst::PyCall& py) {
+        py.Arg("block", py.in[0]);
+        if (py.decision) py.Arg("decision", py.decision->dump());
+      });
   return k;
 }
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "ir/op.h"
-#include "ir/schedule/inst_args.h"
+#include "ir/schedule/define_kind.h"
 #include "ir/schedule/primitive/kinds.h"
 #include "ir/schedule/schedule.h"
 
@@ -100,7 +100,7 @@ ExprRV Schedule::SampleCategorical(const std::vector<int64_t>& candidates,
     }
   }
   ExprRV out = NewExprRV(candidates[index]);
-  Record("SampleCategorical", {}, nlohmann::json::array({candidates, probs}), {out.ref()},
+  Record(kinds::SampleCategorical().name, {}, nlohmann::json::array({candidates, probs}), {out.ref()},
          nlohmann::json(index));
   return out;
 }
@@ -139,7 +139,7 @@ std::vector<ExprRV> Schedule::SamplePerfectTile(LoopRV loop, int n, int max_inne
     outs.push_back(NewExprRV(t));
     refs.push_back(outs.back().ref());
   }
-  Record("SamplePerfectTile", {InstArg::Of(loop.ref())},
+  Record(kinds::SamplePerfectTile().name, {InstArg::Of(loop.ref())},
          nlohmann::json::array({n, max_innermost_factor}), refs, nlohmann::json(tile));
   return outs;
 }
@@ -147,59 +147,48 @@ std::vector<ExprRV> Schedule::SamplePerfectTile(LoopRV loop, int n, int max_inne
 namespace kinds {
 
 const InstructionKind& SampleCategorical() {
-  static const InstructionKind k{
-      "SampleCategorical", /*is_pure=*/true, /*has_decision=*/true,
-      [](Schedule& sch, const std::vector<InstArg>& in, const nlohmann::json& attrs,
-         const nlohmann::json* decision) -> std::vector<RVRef> {
-        const std::string kind = "SampleCategorical";
-        inst::ExpectInputs(kind, in, 0);
-        inst::ExpectAttrs(kind, attrs, 2);
+  static const InstructionKind k = inst::DefineKind(
+      "SampleCategorical", {/*is_pure=*/true, /*has_decision=*/true},
+      [](Schedule& sch, const inst::Args& a) -> std::vector<RVRef> {
+        a.ExpectInputs(0);
+        a.ExpectAttrs(2);
         std::optional<int64_t> d;
-        if (decision) d = inst::DecisionInt(kind, *decision);
-        return {sch.SampleCategorical(inst::AttrInts(kind, attrs, 0),
-                                      inst::AttrFloats(kind, attrs, 1), d)
-                    .ref()};
+        if (a.decision()) d = a.DecisionInt();
+        return {sch.SampleCategorical(a.AttrInts(0), a.AttrFloats(1), d).ref()};
       },
-      [](const std::vector<std::string>&, const std::vector<std::string>& out,
-         const nlohmann::json& attrs, const nlohmann::json* decision) {
-        return inst::PyAssign(out) + "sch.sample_categorical(candidates=" + inst::PyValue(attrs[0]) +
-               ", probs=" + inst::PyValue(attrs[1]) +
-               (decision ? ", decision=" + inst::PyValue(*decision) : std::string()) + ")";
-      },
-      nullptr};
+      [](inst::PyCall& py) {
+        py.Arg("candidates", inst::PyValue(py.attrs[0])).Arg("probs", inst::PyValue(py.attrs[1]));
+        if (py.decision) py.Arg("decision", inst::PyValue(*py.decision));
+      });
   return k;
 }
 
 const InstructionKind& SamplePerfectTile() {
-  static const InstructionKind k{
-      "SamplePerfectTile", /*is_pure=*/true, /*has_decision=*/true,
-      [](Schedule& sch, const std::vector<InstArg>& in, const nlohmann::json& attrs,
-         const nlohmann::json* decision) -> std::vector<RVRef> {
-        const std::string kind = "SamplePerfectTile";
-        inst::ExpectInputs(kind, in, 1);
-        inst::ExpectAttrs(kind, attrs, 2);
-        int64_t n = inst::AttrInt(kind, attrs, 0);
-        int64_t max_inner = inst::AttrInt(kind, attrs, 1);
-        if (n < 1 || n > 64) inst::Fail(kind, "n must be in [1, 64]");
+  static const InstructionKind k = inst::DefineKind(
+      "SamplePerfectTile", {/*is_pure=*/true, /*has_decision=*/true},
+      [](Schedule& sch, const inst::Args& a) -> std::vector<RVRef> {
+        a.ExpectInputs(1);
+        a.ExpectAttrs(2);
+        int64_t n = a.AttrInt(0);
+        int64_t max_inner = a.AttrInt(1);
+        if (n < 1 || n > 64) a.Fail("n must be in [1, 64]");
         if (max_inner < -1 || max_inner > (int64_t{1} << 31)) {
-          inst::Fail(kind, "max_innermost_factor is out of range");
+          a.Fail("max_innermost_factor is out of range");
         }
         std::optional<std::vector<int64_t>> d;
-        if (decision) d = inst::DecisionInts(kind, *decision);
+        if (a.decision()) d = a.DecisionInts();
         std::vector<RVRef> out;
-        for (ExprRV v : sch.SamplePerfectTile(inst::Loop(kind, in, 0), static_cast<int>(n),
+        for (ExprRV v : sch.SamplePerfectTile(a.Loop(0), static_cast<int>(n),
                                               static_cast<int>(max_inner), d)) {
           out.push_back(v.ref());
         }
         return out;
       },
-      [](const std::vector<std::string>& in, const std::vector<std::string>& out,
-         const nlohmann::json& attrs, const nlohmann::json* decision) {
-        return inst::PyAssign(out) + "sch.sample_perfect_tile(loop=" + in[0] +
-               ", n=" + attrs[0].dump() + ", max_innermost_factor=" + attrs[1].dump() +
-               (decision ? ", decision=" + inst::PyValue(*decision) : std::string()) + ")";
-      },
-      nullptr};
+      [](inst::PyCall& py) {
+        py.Arg("loop", py.in[0]).Arg("n", py.attrs[0].dump());
+        py.Arg("max_innermost_factor", py.attrs[1].dump());
+        if (py.decision) py.Arg("decision", inst::PyValue(*py.decision));
+      });
   return k;
 }
 

@@ -10,7 +10,8 @@
 #include <string>
 
 #include "ir/functor.h"
-#include "ir/schedule/inst_args.h"
+#include "ir/schedule/define_kind.h"
+#include "ir/schedule/primitive/alloc_site.h"
 #include "ir/schedule/primitive/kinds.h"
 #include "ir/schedule/schedule.h"
 
@@ -79,13 +80,7 @@ void Schedule::SetScope(BlockRV block, int buffer_index, const std::string& stor
                                            "wmma.matrix_a, wmma.matrix_b, wmma.accumulator, ...)");
     }
     // The allocation site is the block itself or one enclosing it.
-    bool allocated = false;
-    for (const Stmt& s : path) {
-      const auto* r = s.as<BlockRealizeNode>();
-      if (!r) continue;
-      for (const Buffer& a : r->block->alloc_buffers) allocated = allocated || a.same_as(buffer);
-    }
-    if (!allocated) {
+    if (!AllocatedOnPath(path, buffer)) {
       throw ScheduleError("set_scope",
                           "buffer " + buffer.name() + " written by block '" + b->name +
                               "' is not allocated by a block (it is a function "
@@ -94,36 +89,29 @@ void Schedule::SetScope(BlockRV block, int buffer_index, const std::string& stor
     BufferReplacer replacer(buffer, buffer.WithScope(storage_scope));
     SetBody(replacer.VisitStmt(func().body));
   }
-  Record("SetScope", {InstArg::Of(block.ref())},
+  Record(kinds::SetScope().name, {InstArg::Of(block.ref())},
          nlohmann::json::array({buffer_index, storage_scope}), {});
 }
 
 namespace kinds {
 
 const InstructionKind& SetScope() {
-  static const InstructionKind k{
-      "SetScope",
-      /*is_pure=*/false,
-      /*has_decision=*/false,
-      [](Schedule& sch, const std::vector<InstArg>& in, const nlohmann::json& attrs,
-         const nlohmann::json*) -> std::vector<RVRef> {
-        const std::string kind = "SetScope";
-        inst::ExpectInputs(kind, in, 1);
-        inst::ExpectAttrs(kind, attrs, 2);
-        int64_t index = inst::AttrInt(kind, attrs, 0);
+  static const InstructionKind k = inst::DefineKind(
+      "SetScope", {},
+      [](Schedule& sch, const inst::Args& a) -> std::vector<RVRef> {
+        a.ExpectInputs(1);
+        a.ExpectAttrs(2);
+        int64_t index = a.AttrInt(0);
         if (index < std::numeric_limits<int>::min() || index > std::numeric_limits<int>::max()) {
-          inst::Fail(kind, "buffer_index " + std::to_string(index) + " is out of range");
+          a.Fail("buffer_index " + std::to_string(index) + " is out of range");
         }
-        sch.SetScope(inst::Block(kind, in, 0), static_cast<int>(index),
-                     inst::AttrStr(kind, attrs, 1));
+        sch.SetScope(a.Block(0), static_cast<int>(index), a.AttrStr(1));
         return {};
       },
-      [](const std::vector<std::string>& in, const std::vector<std::string>&,
-         const nlohmann::json& attrs, const nlohmann::json*) {
-        return "sch.set_scope(block=" + in[0] + ", buffer_index=" + attrs[0].dump() +
-               ", storage_scope=" + attrs[1].dump() + ")";
-      },
-      nullptr};
+      [](inst::PyCall& py) {
+        py.Arg("block", py.in[0]).Arg("buffer_index", py.attrs[0].dump());
+        py.Arg("storage_scope", py.attrs[1].dump());
+      });
   return k;
 }
 

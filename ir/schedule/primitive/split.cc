@@ -11,7 +11,7 @@
 #include "ir/op.h"
 #include "ir/text/printer.h"
 #include "ir/schedule/analysis.h"
-#include "ir/schedule/inst_args.h"
+#include "ir/schedule/define_kind.h"
 #include "ir/schedule/primitive/kinds.h"
 #include "ir/schedule/schedule.h"
 #include "ir/substitute.h"
@@ -196,7 +196,7 @@ std::vector<LoopRV> Schedule::Split(LoopRV loop_rv, const std::vector<Factor>& f
       inputs.push_back(InstArg::Of(std::get<ExprRV>(f).ref()));
     }
   }
-  Record("Split", std::move(inputs),
+  Record(kinds::Split().name, std::move(inputs),
          nlohmann::json::array({preserve_unit_iters ? 1 : 0, disable_predication ? 1 : 0}), refs);
   return out;
 }
@@ -204,45 +204,38 @@ std::vector<LoopRV> Schedule::Split(LoopRV loop_rv, const std::vector<Factor>& f
 namespace kinds {
 
 const InstructionKind& Split() {
-  static const InstructionKind k{
-      "Split",
-      /*is_pure=*/false,
-      /*has_decision=*/false,
-      [](Schedule& sch, const std::vector<InstArg>& in, const nlohmann::json& attrs,
-         const nlohmann::json*) -> std::vector<RVRef> {
-        const std::string kind = "Split";
-        if (in.size() < 2) inst::Fail(kind, "expected a loop and at least one factor");
-        inst::ExpectAttrs(kind, attrs, 2);
+  static const InstructionKind k = inst::DefineKind(
+      "Split", {},
+      [](Schedule& sch, const inst::Args& a) -> std::vector<RVRef> {
+        if (a.size() < 2) a.Fail("expected a loop and at least one factor");
+        a.ExpectAttrs(2);
         std::vector<Factor> factors;
-        for (size_t i = 1; i < in.size(); ++i) {
-          switch (in[i].kind) {
+        for (size_t i = 1; i < a.size(); ++i) {
+          const InstArg& f = a.inputs()[i];
+          switch (f.kind) {
             case InstArg::Kind::kNone:
               factors.emplace_back(std::monostate{});
               break;
             case InstArg::Kind::kInt:
-              factors.emplace_back(in[i].i);
+              factors.emplace_back(f.i);
               break;
             default:
-              factors.emplace_back(inst::Expr(kind, in, i));
+              factors.emplace_back(a.Expr(i));
               break;
           }
         }
         std::vector<RVRef> out;
-        for (LoopRV l : sch.Split(inst::Loop(kind, in, 0), factors, inst::AttrBool(kind, attrs, 0),
-                                  inst::AttrBool(kind, attrs, 1))) {
+        for (LoopRV l : sch.Split(a.Loop(0), factors, a.AttrBool(0), a.AttrBool(1))) {
           out.push_back(l.ref());
         }
         return out;
       },
-      [](const std::vector<std::string>& in, const std::vector<std::string>& out,
-         const nlohmann::json& attrs, const nlohmann::json*) {
-        std::vector<std::string> factors(in.begin() + 1, in.end());
-        return inst::PyAssign(out) + "sch.split(loop=" + in[0] +
-               ", factors=" + inst::PyList(factors) +
-               ", preserve_unit_iters=" + inst::PyBool(inst::AttrBool("Split", attrs, 0)) +
-               ", disable_predication=" + inst::PyBool(inst::AttrBool("Split", attrs, 1)) + ")";
-      },
-      nullptr};
+      [](inst::PyCall& py) {
+        std::vector<std::string> factors(py.in.begin() + 1, py.in.end());
+        py.Arg("loop", py.in[0]).Arg("factors", inst::PyList(factors));
+        py.Arg("preserve_unit_iters", inst::PyBool(py.AttrBool(0)));
+        py.Arg("disable_predication", inst::PyBool(py.AttrBool(1)));
+      });
   return k;
 }
 

@@ -15,7 +15,8 @@
 #include <vector>
 
 #include "ir/op.h"
-#include "ir/schedule/inst_args.h"
+#include "ir/schedule/define_kind.h"
+#include "ir/schedule/primitive/alloc_site.h"
 #include "ir/schedule/primitive/kinds.h"
 #include "ir/schedule/schedule.h"
 
@@ -91,13 +92,7 @@ void Schedule::StorageAlign(BlockRV block, int buffer_index, int axis, int facto
   }
   const int given_axis = axis;
   if (axis < 0) axis += ndim;
-  bool allocated = false;
-  for (const Stmt& s : path) {
-    const auto* r = s.as<BlockRealizeNode>();
-    if (!r) continue;
-    for (const Buffer& a : r->block->alloc_buffers) allocated = allocated || a.same_as(buffer);
-  }
-  if (!allocated) {
+  if (!AllocatedOnPath(path, buffer)) {
     throw ScheduleError("storage_align", "buffer " + buffer.name() + " written by block '" +
                                              b->name +
                                              "' is not allocated by a block (it is a "
@@ -117,40 +112,34 @@ void Schedule::StorageAlign(BlockRV block, int buffer_index, int axis, int facto
   BlockNode n = *b;
   n.annotations[kBufferDimAlign] = StringImm(AlignText(tuples));
   SetBody(ReplaceBlockAlongPath(path, MakeBlock(std::move(n))));
-  Record("StorageAlign", {InstArg::Of(block.ref())},
+  Record(kinds::StorageAlign().name, {InstArg::Of(block.ref())},
          nlohmann::json::array({buffer_index, given_axis, factor, offset}), {});
 }
 
 namespace kinds {
 
 const InstructionKind& StorageAlign() {
-  static const InstructionKind k{
-      "StorageAlign",
-      /*is_pure=*/false,
-      /*has_decision=*/false,
-      [](Schedule& sch, const std::vector<InstArg>& in, const nlohmann::json& attrs,
-         const nlohmann::json*) -> std::vector<RVRef> {
-        const std::string kind = "StorageAlign";
-        inst::ExpectInputs(kind, in, 1);
-        inst::ExpectAttrs(kind, attrs, 4);
+  static const InstructionKind k = inst::DefineKind(
+      "StorageAlign", {},
+      [](Schedule& sch, const inst::Args& a) -> std::vector<RVRef> {
+        a.ExpectInputs(1);
+        a.ExpectAttrs(4);
         int v[4];
         for (size_t i = 0; i < 4; ++i) {
-          int64_t x = inst::AttrInt(kind, attrs, i);
+          int64_t x = a.AttrInt(i);
           if (x < std::numeric_limits<int>::min() || x > std::numeric_limits<int>::max()) {
-            inst::Fail(kind, "attribute " + std::to_string(i) + " is out of range");
+            a.Fail("attribute " + std::to_string(i) + " is out of range");
           }
           v[i] = static_cast<int>(x);
         }
-        sch.StorageAlign(inst::Block(kind, in, 0), v[0], v[1], v[2], v[3]);
+        sch.StorageAlign(a.Block(0), v[0], v[1], v[2], v[3]);
         return {};
       },
-      [](const std::vector<std::string>& in, const std::vector<std::string>&,
-         const nlohmann::json& attrs, const nlohmann::json*) {
-        return "sch.storage_align(block=" + in[0] + ", buffer_index=" + attrs[0].dump() +
-               ", axis=" + attrs[1].dump() + ", factor=" + attrs[2].dump() +
-               ", offset=" + attrs[3].dump() + ")";
-      },
-      nullptr};
+      [](inst::PyCall& py) {
+        py.Arg("block", py.in[0]).Arg("buffer_index", py.attrs[0].dump());
+        py.Arg("axis", py.attrs[1].dump()).Arg("factor", py.attrs[2].dump());
+        py.Arg("offset", py.attrs[3].dump());
+      });
   return k;
 }
 

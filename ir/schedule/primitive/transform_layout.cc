@@ -12,7 +12,7 @@
 #include "ir/functor.h"
 #include "ir/op.h"
 #include "ir/text/printer.h"
-#include "ir/schedule/inst_args.h"
+#include "ir/schedule/define_kind.h"
 #include "ir/schedule/primitive/kinds.h"
 #include "ir/schedule/schedule.h"
 
@@ -160,58 +160,54 @@ void Schedule::TransformLayout(BlockRV block_rv, int buffer_index,
 
   nlohmann::json attrs = nlohmann::json::array({buffer_index, buffer_index_type == "read" ? 0 : 1,
                                                 nullptr, assume_injective_transform ? 1 : 0});
-  Record("TransformLayout", {InstArg::Of(block_rv.ref()), InstArg::Str(index_map.ToText())},
+  Record(kinds::TransformLayout().name, {InstArg::Of(block_rv.ref()), InstArg::Str(index_map.ToText())},
          std::move(attrs), {});
 }
 
 namespace kinds {
 
 const InstructionKind& TransformLayout() {
-  static const InstructionKind k{
-      "TransformLayout",
-      /*is_pure=*/false,
-      /*has_decision=*/false,
-      [](Schedule& sch, const std::vector<InstArg>& in, const nlohmann::json& attrs,
-         const nlohmann::json*) -> std::vector<RVRef> {
-        const char* kind = "TransformLayout";
-        inst::ExpectInputs(kind, in, 2);
-        inst::ExpectAttrs(kind, attrs, 4);
-        BlockRV block = inst::Block(kind, in, 0);
+  static const InstructionKind k = inst::DefineKind(
+      "TransformLayout", {},
+      [](Schedule& sch, const inst::Args& a) -> std::vector<RVRef> {
+        a.ExpectInputs(2);
+        a.ExpectAttrs(4);
+        BlockRV block = a.Block(0);
         IndexMap map;
         try {
-          map = IndexMap::FromText(inst::Str(kind, in, 1));
+          map = IndexMap::FromText(a.Str(1));
         } catch (const ParseError& e) {
-          inst::Fail(kind, std::string("the index map does not parse: ") + e.what());
+          a.Fail(std::string("the index map does not parse: ") + e.what());
         }
-        int64_t type = inst::AttrInt(kind, attrs, 1);
+        int64_t type = a.AttrInt(1);
         if (type != 0 && type != 1) {
-          inst::Fail(
-              kind, "buffer_index_type must be 0 (read) or 1 (write), got " + std::to_string(type));
+          a.Fail("buffer_index_type must be 0 (read) or 1 (write), got " + std::to_string(type));
         }
         std::optional<IndexMap> pad;
-        if (!attrs[2].is_null()) {
+        if (!a.attrs()[2].is_null()) {
           try {
-            pad = IndexMap::FromText(inst::AttrStr(kind, attrs, 2));
+            pad = IndexMap::FromText(a.AttrStr(2));
           } catch (const ParseError& e) {
-            inst::Fail(kind, std::string("the pad value does not parse: ") + e.what());
+            a.Fail(std::string("the pad value does not parse: ") + e.what());
           }
         }
-        sch.TransformLayout(block, static_cast<int>(inst::AttrInt(kind, attrs, 0)),
-                            type == 0 ? "read" : "write", map, pad, inst::AttrBool(kind, attrs, 3));
+        sch.TransformLayout(block, static_cast<int>(a.AttrInt(0)), type == 0 ? "read" : "write",
+                            map, pad, a.AttrBool(3));
         return {};
       },
-      [](const std::vector<std::string>& in, const std::vector<std::string>&,
-         const nlohmann::json& attrs, const nlohmann::json*) {
+      [](inst::PyCall& py) {
+        const nlohmann::json& attrs = py.attrs;
         // The map input arrives as a quoted string; python takes the lambda.
-        std::string map = in[1];
+        std::string map = py.in[1];
         if (!map.empty() && map.front() == '"') map = nlohmann::json::parse(map).get<std::string>();
         std::string pad = attrs[2].is_string() ? attrs[2].get<std::string>() : "None";
         bool injective =
             attrs[3].is_boolean() ? attrs[3].get<bool>() : attrs[3].get<int64_t>() != 0;
-        return "sch.transform_layout(block=" + in[0] + ", buffer=(\"" +
-               (attrs[1].get<int64_t>() == 0 ? "read" : "write") + "\", " + attrs[0].dump() +
-               "), index_map=" + map + ", pad_value=" + pad +
-               ", assume_injective_transform=" + inst::PyBool(injective) + ")";
+        py.Arg("block", py.in[0]);
+        py.Arg("buffer", std::string("(\"") + (attrs[1].get<int64_t>() == 0 ? "read" : "write") +
+                             "\", " + attrs[0].dump() + ")");
+        py.Arg("index_map", map).Arg("pad_value", pad);
+        py.Arg("assume_injective_transform", inst::PyBool(injective));
       },
       [](const std::vector<InstArg>& in, const nlohmann::json& attrs) -> std::string {
         if (in.size() != 2) return "expects 2 inputs (block, index_map)";
@@ -230,7 +226,7 @@ const InstructionKind& TransformLayout() {
           return "assume_injective_transform must be 0/1";
         }
         return "";
-      }};
+      });
   return k;
 }
 
