@@ -89,16 +89,21 @@ std::string SignalMeaning(int sig) {
 // can. Probed in this process before anything is built, so that a machine
 // without a GPU fails the batch at once with the driver's reason.
 std::string CudaUnavailableReason(const ir::Target& target) {
+  codegen::CudaDeviceInfo info;
   try {
-    codegen::CudaDeviceInfo info = codegen::ProbeCudaDevice();
+    info = codegen::ProbeCudaDevice();
+  } catch (const std::exception& e) {
+    return std::string("this machine cannot run CUDA kernels: ") + e.what();
+  }
+  try {
     if (codegen::SmVersion(target.arch) > codegen::SmVersion(info.arch)) {
       return "the target is " + target.arch + " but this machine's GPU, " + info.name + ", is " +
              info.arch + ": its kernels cannot run here";
     }
-    return "";
   } catch (const std::exception& e) {
-    return std::string("this machine cannot run CUDA kernels: ") + e.what();
+    return "target '" + target.ToString() + "': " + e.what();
   }
+  return "";
 }
 
 }  // namespace
