@@ -30,6 +30,9 @@ fi
 target="${KILN_GPU_TARGET:-cuda -arch=sm_${cap:-90}}"
 echo "device_check: target '$target', $trials trials per workload (ReplayTrace)"
 db="$work/gpu.db"
+# A first, cheap step: the bundle builds CUDA candidates here (NVRTC and
+# nvJitLink of this machine's toolkit load, the design space samples).
+"$kiln" tune -w GMM:3 --target "$target" --build-only --trials-per-iter 2 --seed 1 | tail -1
 
 # workload label, then the baseline's arguments (bench/gpu/torch_baseline.py)
 checks=("GMM:3|gemm 1 1024 1024 1024" "SFM:2|softmax 1024 1024")
