@@ -10,7 +10,7 @@
 # machine's own libraries are not mixed in, with two exceptions: the driver
 # (libcuda.so.1, dlopen'ed through the loader's cache) and, unless
 # --with-cuda-libs, the CUDA Toolkit's NVRTC and nvJitLink. Those two are
-# ~200 MB (~60 MB compressed) and the GPU machine has a toolkit, so the
+# ~210 MB (nvJitLink alone ~28 MB with xz) and the GPU machine has a toolkit, so the
 # wrapper finds them there at run time (KILN_CUDA_LIB, $CUDA_HOME/lib64,
 # next to nvcc, /usr/local/cuda/lib64); their sonames must match this
 # build's (libnvrtc.so.13: a CUDA 13 toolkit).
