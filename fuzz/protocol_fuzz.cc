@@ -1,8 +1,9 @@
 // libFuzzer target for the kiln-runner wire protocol: no byte string may
 // crash the frame reader or the payload decoders; each either throws
 // ProtocolError or decodes to a message that encodes and decodes again to the
-// same bytes. The first byte picks the input's form: 0, 1, 2 decode the rest
-// as a workload / candidate / result payload; anything else reads the rest as
+// same bytes. The first byte picks the input's form: 0, 1, 2, 3, 4 decode the
+// rest as a workload / candidate / result / workload-ready / CUDA candidate
+// payload; anything else reads the rest as
 // a stream of frames and decodes each frame by its type.
 #include <cstddef>
 #include <cstdint>
@@ -35,6 +36,7 @@ void CheckMessage(const Message& m) {
     case MessageType::kCandidate: CheckPayload(m.payload, DecodeCandidate); break;
     case MessageType::kResult: CheckPayload(m.payload, DecodeResult); break;
     case MessageType::kWorkloadReady: CheckPayload(m.payload, DecodeWorkloadReady); break;
+    case MessageType::kCudaCandidate: CheckPayload(m.payload, DecodeCudaCandidate); break;
     case MessageType::kError: break;
   }
 }
@@ -49,6 +51,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     case 1: CheckPayload(rest, DecodeCandidate); return 0;
     case 2: CheckPayload(rest, DecodeResult); return 0;
     case 3: CheckPayload(rest, DecodeWorkloadReady); return 0;
+    case 4: CheckPayload(rest, DecodeCudaCandidate); return 0;
     default: break;
   }
   FrameBuffer frames;

@@ -14,9 +14,12 @@
 
 #include <fmt/format.h>
 
+#include "codegen/cuda/cuda_driver.h"
+#include "codegen/cuda/nvrtc_compiler.h"
 #include "codegen/llvm_backend.h"
 #include "ir/structural_hash.h"
 #include "rpc/child_process.h"
+#include "rpc/cuda_candidate.h"
 #include "rpc/machine_load.h"
 #include "rpc/protocol.h"
 #include "support/cores.h"
@@ -82,6 +85,27 @@ std::string SignalMeaning(int sig) {
   }
 }
 
+// Why candidates for a cuda target cannot be measured here; empty when they
+// can. Probed in this process before anything is built, so that a machine
+// without a GPU fails the batch at once with the driver's reason.
+std::string CudaUnavailableReason(const ir::Target& target) {
+  codegen::CudaDeviceInfo info;
+  try {
+    info = codegen::ProbeCudaDevice();
+  } catch (const std::exception& e) {
+    return std::string("this machine cannot run CUDA kernels: ") + e.what();
+  }
+  try {
+    if (codegen::SmVersion(target.arch) > codegen::SmVersion(info.arch)) {
+      return "the target is " + target.arch + " but this machine's GPU, " + info.name + ", is " +
+             info.arch + ": its kernels cannot run here";
+    }
+  } catch (const std::exception& e) {
+    return "target '" + target.ToString() + "': " + e.what();
+  }
+  return "";
+}
+
 }  // namespace
 
 std::string FindRunnerExecutable(const LocalRunnerOptions& options) {
@@ -143,7 +167,12 @@ struct LocalRunner::State {
         return references.front();
       }
     }
-    Reference r{key, codegen::BuildObject(task.workload, task.target), {}};
+    // For a cuda target the reference runs on this machine's CPU, JIT
+    // compiled like any CPU kernel: the unscheduled program on the GPU would
+    // be one thread, and the LLVM path is the one the suite's tests check
+    // against the interpreter. Kept here (and its outputs after the first
+    // child ran it), it is built and run once per workload.
+    Reference r{key, codegen::BuildObject(task.workload, ReferenceTargetFor(task.target)), {}};
     ++stats.references_built;
     references.push_front(std::move(r));
     return references.front();
@@ -162,12 +191,20 @@ struct LocalRunner::State {
     }
   }
 
-  void StartChild() {
+  // Whether the running child was started for CUDA candidates.
+  bool child_cuda = false;
+
+  void StartChild(bool cuda) {
     child.reset();
     child_workload_key.reset();
+    // No address-space limit for a CUDA child: the driver reserves far more
+    // virtual memory than any machine has (unified addressing), and cuInit
+    // fails under a limit.
+    const int64_t limit = cuda ? 0 : options.memory_limit_mb;
     child = std::make_unique<ChildProcess>(
         FindRunnerExecutable(options),
-        std::vector<std::string>{"--memory-limit-mb=" + std::to_string(options.memory_limit_mb)});
+        std::vector<std::string>{"--memory-limit-mb=" + std::to_string(limit)});
+    child_cuda = cuda;
     ++stats.children_started;
   }
   // After a crash, a timeout or anything unexpected the child is not trusted
@@ -208,18 +245,34 @@ std::vector<MeasureResult> LocalRunner::Measure(const search::MeasureTask& task,
     for (MeasureResult& r : results) r = Failure(MeasureStatus::kInfraError, msg);
     return results;
   }
+  const bool cuda = task.target.kind == ir::Target::Kind::kCUDA;
+  if (cuda) {
+    if (std::string why = CudaUnavailableReason(task.target); !why.empty()) {
+      for (MeasureResult& r : results) r = Failure(MeasureStatus::kInfraError, why);
+      return results;
+    }
+  }
   const auto build_start = Clock::now();
 
   // 1. Build every candidate on parallel threads. Nothing runs in the child
   // meanwhile, so the builds and the timed kernels never share the cores.
+  // A CPU candidate becomes an object, a CUDA one PTX and a cubin with its
+  // launch description; built[i] says which candidates built.
   std::vector<std::optional<codegen::ObjectCode>> objects(batch.size());
+  std::vector<std::optional<CudaCandidateMessage>> cuda_objects(batch.size());
+  std::vector<char> built(batch.size(), 0);
   {
     const int threads =
         s.options.build_threads > 0 ? s.options.build_threads : HardwareThreads();
     support::ParallelFor(static_cast<int>(batch.size()), threads, [&](int i) {
       auto start = Clock::now();
       try {
-        objects[i] = codegen::BuildObject(batch[i].scheduled, task.target);
+        if (cuda) {
+          cuda_objects[i] = BuildCudaCandidate(batch[i].scheduled, task.target);
+        } else {
+          objects[i] = codegen::BuildObject(batch[i].scheduled, task.target);
+        }
+        built[i] = 1;
       } catch (const std::exception& e) {
         results[i] = Failure(MeasureStatus::kBuildError, e.what());
       }
@@ -241,7 +294,7 @@ std::vector<MeasureResult> LocalRunner::Measure(const search::MeasureTask& task,
   // Every built candidate not measured yet gets this failure.
   auto fail_rest = [&](size_t from, MeasureStatus st, const std::string& msg) {
     for (size_t j = from; j < batch.size(); ++j) {
-      if (!objects[j]) continue;
+      if (!built[j]) continue;
       double b = results[j].build_secs;
       results[j] = Failure(st, msg);
       results[j].build_secs = b;
@@ -268,7 +321,7 @@ std::vector<MeasureResult> LocalRunner::Measure(const search::MeasureTask& task,
   // The key also covers the timing config, which the child keeps per workload.
   key += "|" + std::to_string(task.timing.number) + "," + std::to_string(task.timing.repeat) + "," +
          std::to_string(task.timing.min_repeat_ms) + "," + std::to_string(task.timing.flush_cache);
-  workload.num_threads = KernelThreads(task.target);
+  workload.num_threads = KernelThreads(ReferenceTargetFor(task.target));
   workload.input_seed = task.input_seed;
   workload.timing = task.timing;
   workload.reference = reference->object;
@@ -279,7 +332,7 @@ std::vector<MeasureResult> LocalRunner::Measure(const search::MeasureTask& task,
   // short for the CPU counters to tick gets the load of the batch so far.
   std::optional<CpuSample> load_window;
   for (size_t i = 0; i < batch.size(); ++i) {
-    if (!objects[i]) continue;
+    if (!built[i]) continue;
     const double build_secs = results[i].build_secs;
     MeasureResult& r = results[i];
     auto fail = [&](MeasureStatus st, std::string msg) {
@@ -287,7 +340,8 @@ std::vector<MeasureResult> LocalRunner::Measure(const search::MeasureTask& task,
       r.build_secs = build_secs;
     };
     try {
-      if (!s.child || !s.child->alive()) s.StartChild();
+      if (s.child && s.child->alive() && s.child_cuda != cuda) s.DropChild();
+      if (!s.child || !s.child->alive()) s.StartChild(cuda);
       if (s.child_workload_key != key) {
         workload.expected = reference->outputs;
         s.child->Send(MessageType::kWorkload, Encode(workload));
@@ -322,14 +376,25 @@ std::vector<MeasureResult> LocalRunner::Measure(const search::MeasureTask& task,
         }
         s.child_workload_key = key;
       }
-      CandidateMessage c;
-      c.index = static_cast<uint32_t>(i);
-      c.code = std::move(*objects[i]);
-      if (i < s.options.test_faults.size()) c.fault = s.options.test_faults[i];
+      const TestFault fault =
+          i < s.options.test_faults.size() ? s.options.test_faults[i] : TestFault::kNone;
+      std::string payload;
+      if (cuda) {
+        CudaCandidateMessage c = std::move(*cuda_objects[i]);
+        c.index = static_cast<uint32_t>(i);
+        c.fault = fault;
+        payload = Encode(c);
+      } else {
+        CandidateMessage c;
+        c.index = static_cast<uint32_t>(i);
+        c.code = std::move(*objects[i]);
+        c.fault = fault;
+        payload = Encode(c);
+      }
       const pid_t child_pid = s.child->pid();
       const std::optional<CpuSample> cpu_before = SampleCpu(child_pid);
       if (!load_window || !cpu_before || load_window->pid != child_pid) load_window = cpu_before;
-      s.child->Send(MessageType::kCandidate, Encode(c));
+      s.child->Send(cuda ? MessageType::kCudaCandidate : MessageType::kCandidate, payload);
       ChildProcess::Outcome o = s.child->Receive(task.timing.timeout_s);
       // Read while the child is still there (it is alive after a reply).
       const std::optional<CpuSample> cpu_after = SampleCpu(child_pid);

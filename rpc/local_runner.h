@@ -6,6 +6,13 @@
 // child is handed the reference outputs the first one computed, so the
 // unscheduled program runs once per workload, not once per crash.
 //
+// A cuda target makes it the GPU runner: candidates are built to PTX and a
+// cubin (rpc/cuda_candidate.h) and the child launches them on device 0
+// (rpc/runner_main/cuda_run.h), checked against the reference computed on
+// this machine's CPU. Without a usable GPU every candidate of the batch is an
+// infra_error saying why (codegen::CudaUnavailable's message), before
+// anything is built.
+//
 // Cores: candidates are compiled first (on build_threads threads), then run
 // one at a time in the single child, whose kernel thread pool has the
 // target's -num-cores threads, capped at this machine's hardware threads

@@ -57,7 +57,7 @@ codegen::ObjectCode ReadObject(const v1::RunnerObject& in, const char* what) {
   return o;
 }
 
-bool IsMessageType(uint32_t t) { return t >= 1 && t <= 5; }
+bool IsMessageType(uint32_t t) { return t >= 1 && t <= 6; }
 
 struct FrameHeader {
   MessageType type;
@@ -267,6 +267,98 @@ CandidateMessage DecodeCandidate(std::string_view payload) {
   CandidateMessage m;
   m.index = p.index();
   m.code = ReadObject(p.code(), kWhat);
+  if (p.fault() > kMaxTestFault) Fail(kWhat, "unknown fault " + std::to_string(p.fault()));
+  m.fault = static_cast<TestFault>(p.fault());
+  return m;
+}
+
+std::string Encode(const CudaCandidateMessage& m) {
+  v1::RunnerCudaCandidate p;
+  p.set_index(m.index);
+  p.set_arch(m.arch);
+  p.set_cubin(m.cubin);
+  p.set_ptx(m.ptx);
+  for (const codegen::CudaBuffer& b : m.buffers) {
+    v1::RunnerCudaBuffer* pb = p.add_buffers();
+    pb->set_name(b.name);
+    pb->set_dtype(b.dtype);
+    pb->set_elements(b.elements);
+    pb->set_workspace(b.workspace);
+  }
+  for (const codegen::CudaLaunch& l : m.launches) {
+    v1::RunnerCudaLaunch* pl = p.add_launches();
+    pl->set_kernel(l.kernel);
+    for (int64_t g : l.grid) pl->add_grid(g);
+    for (int64_t b : l.block) pl->add_block(b);
+    pl->set_dynamic_shared_bytes(l.dynamic_shared_bytes);
+    for (int a : l.args) pl->add_args(a);
+  }
+  p.set_fault(static_cast<uint32_t>(m.fault));
+  p.set_end(kEndMarker);
+  return Serialize(p);
+}
+
+CudaCandidateMessage DecodeCudaCandidate(std::string_view payload) {
+  constexpr const char* kWhat = "cuda candidate";
+  const auto p = Parse<v1::RunnerCudaCandidate>(payload, kWhat);
+  CudaCandidateMessage m;
+  m.index = p.index();
+  m.arch = p.arch();
+  m.cubin = p.cubin();
+  m.ptx = p.ptx();
+  if (m.cubin.empty() && m.ptx.empty()) Fail(kWhat, "neither a cubin nor PTX");
+  if (static_cast<size_t>(p.buffers_size()) > kMaxArgs * 2) {
+    Fail(kWhat, "too many buffers: " + std::to_string(p.buffers_size()));
+  }
+  for (int i = 0; i < p.buffers_size(); ++i) {
+    const v1::RunnerCudaBuffer& pb = p.buffers(i);
+    ir::DataType dt;
+    if (!ir::DataType::Parse(pb.dtype(), &dt) || !dt.is_scalar() || dt.is_handle()) {
+      Fail(kWhat, "buffer " + std::to_string(i) + " has bad dtype '" + pb.dtype() + "'");
+    }
+    if (pb.elements() < 0 || pb.elements() > kMaxArgBytes / dt.bytes()) {
+      Fail(kWhat, "buffer " + std::to_string(i) + " has " + std::to_string(pb.elements()) +
+                      " elements");
+    }
+    m.buffers.push_back({pb.name(), pb.dtype(), pb.elements(), pb.workspace()});
+  }
+  if (p.launches_size() < 1 || static_cast<size_t>(p.launches_size()) > kMaxCudaLaunches) {
+    Fail(kWhat, std::to_string(p.launches_size()) + " launches (1 to " +
+                    std::to_string(kMaxCudaLaunches) + " allowed)");
+  }
+  // CUDA's limits: grid x < 2^31, y and z < 2^16; block x, y <= 1024, z <= 64.
+  constexpr int64_t kMaxGrid[3] = {(int64_t{1} << 31) - 1, 65535, 65535};
+  constexpr int64_t kMaxBlock[3] = {1024, 1024, 64};
+  for (int k = 0; k < p.launches_size(); ++k) {
+    const v1::RunnerCudaLaunch& pl = p.launches(k);
+    const std::string at = "launch " + std::to_string(k);
+    if (pl.kernel().empty()) Fail(kWhat, at + " names no kernel");
+    if (pl.grid_size() != 3 || pl.block_size() != 3) Fail(kWhat, at + " needs 3 grid and 3 block extents");
+    codegen::CudaLaunch l;
+    l.kernel = pl.kernel();
+    for (int d = 0; d < 3; ++d) {
+      if (pl.grid(d) < 1 || pl.grid(d) > kMaxGrid[d]) {
+        Fail(kWhat, at + " has grid extent " + std::to_string(pl.grid(d)) + " on axis " + std::to_string(d));
+      }
+      if (pl.block(d) < 1 || pl.block(d) > kMaxBlock[d]) {
+        Fail(kWhat, at + " has block extent " + std::to_string(pl.block(d)) + " on axis " + std::to_string(d));
+      }
+      l.grid[static_cast<size_t>(d)] = pl.grid(d);
+      l.block[static_cast<size_t>(d)] = pl.block(d);
+    }
+    if (l.block[0] * l.block[1] * l.block[2] > 1024) Fail(kWhat, at + " has more than 1024 threads per block");
+    if (pl.dynamic_shared_bytes() < 0 || pl.dynamic_shared_bytes() > kMaxCudaSharedBytes) {
+      Fail(kWhat, at + " has " + std::to_string(pl.dynamic_shared_bytes()) + " bytes of dynamic shared memory");
+    }
+    l.dynamic_shared_bytes = pl.dynamic_shared_bytes();
+    for (int a : pl.args()) {
+      if (a < 0 || a >= p.buffers_size()) {
+        Fail(kWhat, at + " passes buffer " + std::to_string(a) + " of " + std::to_string(p.buffers_size()));
+      }
+      l.args.push_back(a);
+    }
+    m.launches.push_back(std::move(l));
+  }
   if (p.fault() > kMaxTestFault) Fail(kWhat, "unknown fault " + std::to_string(p.fault()));
   m.fault = static_cast<TestFault>(p.fault());
   return m;

@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "codegen/cuda/cuda_codegen.h"
 #include "codegen/llvm_backend.h"
 #include "ir/dtype.h"
 #include "rpc/test_fault.h"
@@ -33,6 +34,7 @@ enum class MessageType : uint32_t {
   kCandidate = 3,      // parent -> child: one candidate object
   kResult = 4,         // child -> parent: the candidate's result
   kError = 5,          // child -> parent: the request failed; payload is the text
+  kCudaCandidate = 6,  // parent -> child: one CUDA candidate (cubin, PTX, launches)
 };
 
 // An object is at most this large; a frame holds at most one object plus a
@@ -40,7 +42,7 @@ enum class MessageType : uint32_t {
 constexpr uint32_t kMaxFrameBytes = 1u << 30;
 constexpr uint32_t kFrameMagic = 0x524e4c4b;  // "KLNR" on the wire (little-endian)
 // Bumped whenever a frame or payload layout changes.
-constexpr uint32_t kProtocolVersion = 3;
+constexpr uint32_t kProtocolVersion = 4;
 constexpr size_t kFrameHeaderBytes = 16;
 
 struct Message {
@@ -99,6 +101,18 @@ struct CandidateMessage {
   TestFault fault = TestFault::kNone;
 };
 
+// A CUDA program as the child launches it (rpc/runner_main/cuda_run.h): the
+// launch description codegen::BuildCudaSource made, and its binaries.
+struct CudaCandidateMessage {
+  uint32_t index = 0;
+  std::string arch;   // "sm_90", what the cubin is for
+  std::string cubin;  // loaded when the device is `arch`
+  std::string ptx;    // otherwise, compiled by the driver
+  std::vector<codegen::CudaBuffer> buffers;
+  std::vector<codegen::CudaLaunch> launches;
+  TestFault fault = TestFault::kNone;
+};
+
 struct ResultMessage {
   search::MeasureStatus status = search::MeasureStatus::kInfraError;
   std::string message;
@@ -115,10 +129,19 @@ std::string Encode(const WorkloadMessage& m);
 std::string Encode(const CandidateMessage& m);
 std::string Encode(const ResultMessage& m);
 std::string Encode(const WorkloadReadyMessage& m);
+std::string Encode(const CudaCandidateMessage& m);
 WorkloadMessage DecodeWorkload(std::string_view payload);
 CandidateMessage DecodeCandidate(std::string_view payload);
 ResultMessage DecodeResult(std::string_view payload);
 WorkloadReadyMessage DecodeWorkloadReady(std::string_view payload);
+// Checks the launch description on its own: 1..kMaxCudaLaunches launches,
+// grid and block extents >= 1 within CUDA's limits, shared bytes within
+// 0..kMaxCudaSharedBytes, argument indices naming buffers, buffer dtypes
+// scalar, elements >= 0, a cubin or PTX. Whether the buffers match the
+// workload's arguments is the child's check (it knows the workload).
+CudaCandidateMessage DecodeCudaCandidate(std::string_view payload);
+constexpr size_t kMaxCudaLaunches = 4096;
+constexpr int64_t kMaxCudaSharedBytes = int64_t{1} << 20;
 // The bytes an argument of this spec holds.
 int64_t ArgBytes(const ArgSpec& a);
 

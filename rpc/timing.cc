@@ -12,9 +12,9 @@
 
 namespace kiln::rpc {
 
-std::vector<double> TimeCalls(const std::function<void()>& call, const search::TimingConfig& config,
-                              const std::function<void()>& flush) {
-  using Clock = std::chrono::steady_clock;
+std::vector<double> TimeBatches(const std::function<double(int64_t)>& run,
+                                const search::TimingConfig& config,
+                                const std::function<void()>& flush) {
   if (config.number < 1 || config.repeat < 1 || !std::isfinite(config.min_repeat_ms) ||
       config.min_repeat_ms < 0) {
     throw std::invalid_argument("bad timing config: number " + std::to_string(config.number) +
@@ -24,9 +24,7 @@ std::vector<double> TimeCalls(const std::function<void()>& call, const search::T
   }
   const double min_repeat_s = config.min_repeat_ms / 1000.0;
   // Warm-up: page faults, lazy thread-pool start, instruction cache.
-  auto warm_start = Clock::now();
-  call();
-  const double warm_s = std::chrono::duration<double>(Clock::now() - warm_start).count();
+  const double warm_s = run(1);
   if (warm_s >= kLongCallSecs && warm_s >= min_repeat_s) {
     // A long call: what a warm-up hides (microseconds to milliseconds) is
     // noise at this length, and a repeat of one call already lasts
@@ -37,9 +35,7 @@ std::vector<double> TimeCalls(const std::function<void()>& call, const search::T
     std::vector<double> secs{warm_s};
     for (int r = 1; r < config.repeat; ++r) {
       if (config.flush_cache && flush) flush();
-      auto start = Clock::now();
-      call();
-      secs.push_back(std::chrono::duration<double>(Clock::now() - start).count());
+      secs.push_back(run(1));
     }
     return secs;
   }
@@ -50,9 +46,7 @@ std::vector<double> TimeCalls(const std::function<void()>& call, const search::T
   for (int r = 0; r < config.repeat; ++r) {
     for (;;) {
       if (config.flush_cache && flush) flush();
-      auto start = Clock::now();
-      for (int64_t i = 0; i < number; ++i) call();
-      double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
+      double elapsed = run(number);
       if (elapsed >= min_repeat_s || number >= kMaxNumber) {
         secs.push_back(elapsed / static_cast<double>(number));
         break;
@@ -66,6 +60,18 @@ std::vector<double> TimeCalls(const std::function<void()>& call, const search::T
     }
   }
   return secs;
+}
+
+std::vector<double> TimeCalls(const std::function<void()>& call, const search::TimingConfig& config,
+                              const std::function<void()>& flush) {
+  using Clock = std::chrono::steady_clock;
+  return TimeBatches(
+      [&](int64_t n) {
+        auto start = Clock::now();
+        for (int64_t i = 0; i < n; ++i) call();
+        return std::chrono::duration<double>(Clock::now() - start).count();
+      },
+      config, flush);
 }
 
 void FlushCpuCache() {

@@ -23,6 +23,14 @@ inline constexpr double kLongCallSecs = 1.0;
 std::vector<double> TimeCalls(const std::function<void()>& call, const search::TimingConfig& config,
                               const std::function<void()>& flush);
 
+// The same protocol for a clock other than the host's: run(n) makes n calls
+// and returns the seconds they took (the GPU runner records CUDA events
+// around n launches, rpc/runner_main/cuda_run.cc). TimeCalls is this with
+// the steady clock.
+std::vector<double> TimeBatches(const std::function<double(int64_t)>& run,
+                                const search::TimingConfig& config,
+                                const std::function<void()>& flush);
+
 // Evicts the CPU caches by streaming through a buffer larger than the last
 // level cache (the memory is kept between calls).
 void FlushCpuCache();

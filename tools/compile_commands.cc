@@ -2,7 +2,9 @@
 // record for (workload, target), applies its trace, lowers and emits an object
 // file plus a C header declaring the kernel. A miss is never silent
 // (users.md: an untuned build can be orders of magnitude slower): it is
-// reported on stderr, or is an error with --require-tuned.
+// reported on stderr, or is an error with --require-tuned. For a cuda target
+// it writes PTX, optionally a cubin, and a header describing the launches
+// (tools/compile_cuda.h).
 #include <cctype>
 #include <fstream>
 #include <iostream>
@@ -16,6 +18,7 @@
 #include "search/target_lookup.h"
 #include "tools/command_guard.h"
 #include "tools/commands.h"
+#include "tools/compile_cuda.h"
 #include "tools/target_spec.h"
 #include "tools/workload_spec.h"
 
@@ -30,6 +33,7 @@ struct CompileOptions {
   std::string output;
   std::string header;
   std::string symbol;
+  std::string cubin;
   std::string match = "exact";
   bool require_tuned = false;
 };
@@ -113,6 +117,20 @@ int Compile(const CompileOptions& o) {
     provenance = "UNTUNED: no record in the database; the unscheduled program.";
   }
   func.name = o.symbol.empty() ? DefaultSymbol(w.label) : o.symbol;
+  if (target.kind == ir::Target::Kind::kCUDA) {
+    if (!best) {
+      throw std::runtime_error("the unscheduled " + w.label +
+                               " is no GPU program (no loop is bound to a thread); tune it for '" +
+                               target.ToString() + "' first");
+    }
+    codegen::CudaModule m =
+        CompileCudaOutputs(func, target, {o.output, o.cubin, o.header}, provenance);
+    std::cerr << "kiln: wrote " << o.output << " (PTX, " << m.launches.size()
+              << " kernel launch(es), prefix " << func.name << ", tuned)"
+              << (o.cubin.empty() ? "" : " and " + o.cubin) << "\n";
+    return 0;
+  }
+  if (!o.cubin.empty()) throw std::runtime_error("--cubin needs a cuda --target");
   codegen::ObjectCode code = codegen::BuildObject(func, target);
   WriteFile(o.output, code.object, "-o");
   if (!o.header.empty()) WriteFile(o.header, HeaderText(func, code.symbol, provenance), "--header");
@@ -126,7 +144,9 @@ int Compile(const CompileOptions& o) {
 void RegisterCompileCommands(CLI::App& app, int* exit_code) {
   auto o = std::make_shared<CompileOptions>();
   auto* cmd = app.add_subcommand(
-      "compile", "Emit an object file (and C header) for a workload's best tuned schedule");
+      "compile",
+      "Emit an object file, or PTX and a cubin for cuda (and a C header), for a workload's best "
+      "tuned schedule");
   cmd->add_option("--db", o->db_path, "Tuning database (SQLite)")->required();
   cmd->add_option("--workload,-w", o->workload, "Suite name (GMM, GMM:3) or a text file")
       ->required();
@@ -137,8 +157,11 @@ void RegisterCompileCommands(CLI::App& app, int* exit_code) {
                   "(same core count)")
       ->check(CLI::IsMember({"exact", "compatible"}))
       ->capture_default_str();
-  cmd->add_option("-o,--output", o->output, "Object file to write")->required();
-  cmd->add_option("--header", o->header, "C header declaring the kernel");
+  cmd->add_option("-o,--output", o->output, "Object file to write (PTX for a cuda target)")
+      ->required();
+  cmd->add_option("--header", o->header,
+                  "C header declaring the kernel (for cuda: describing its launches)");
+  cmd->add_option("--cubin", o->cubin, "cuda target: also write the cubin for its arch here");
   cmd->add_option("--symbol", o->symbol, "Kernel symbol (default kiln_<workload>)");
   cmd->add_flag("--require-tuned", o->require_tuned,
                 "Fail (exit 3) instead of compiling the unscheduled program on a miss");

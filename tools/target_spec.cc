@@ -4,6 +4,7 @@
 
 #include "codegen/backend_version.h"
 #include "codegen/cuda/cuda_driver.h"
+#include "codegen/cuda/nvrtc_compiler.h"
 #include "codegen/llvm_backend.h"
 
 namespace kiln::tools {
@@ -18,20 +19,35 @@ ir::Target ResolveTargetFlag(const std::string& spec) {
 
 void RequireMeasurableTarget(const ir::Target& target) {
   if (target.kind != ir::Target::Kind::kCUDA) return;
-  std::string machine;
+  codegen::CudaDeviceInfo info;
   try {
-    codegen::CudaDeviceInfo info = codegen::ProbeCudaDevice();
-    machine = "this machine has " + info.name + " (" + info.arch + ")";
+    info = codegen::ProbeCudaDevice();
   } catch (const codegen::CudaUnavailable& e) {
-    machine = std::string("this machine cannot run CUDA kernels: ") + e.what();
+    throw std::runtime_error("cannot measure on '" + target.ToString() +
+                             "': this machine cannot run CUDA kernels: " + e.what() +
+                             " (kiln tune --build-only builds and checks the kernels without a "
+                             "GPU; kiln lower --target '" + target.ToString() +
+                             "' --emit cuda shows them)");
   }
-  throw std::runtime_error("cannot measure on '" + target.ToString() + "': " + machine +
-                           "; and Kiln has no GPU runner yet (kiln lower --target '" +
-                           target.ToString() + "' --emit cuda shows the generated kernel)");
+  if (codegen::SmVersion(target.arch) > codegen::SmVersion(info.arch)) {
+    throw std::runtime_error("cannot measure on '" + target.ToString() + "': this machine's GPU, " +
+                             info.name + ", is " + info.arch + " (use --target 'cuda -arch=" +
+                             info.arch + "')");
+  }
 }
 
 std::string MachineFingerprint(const ir::Target& target) {
-  return target.ToString() + "; kiln " KILN_VERSION_STRING "; " + codegen::BackendVersion();
+  std::string fp = target.ToString() + "; kiln " KILN_VERSION_STRING "; ";
+  if (target.kind != ir::Target::Kind::kCUDA) return fp + codegen::BackendVersion();
+  // The GPU, its driver and the compiler that made the PTX: what decides a
+  // CUDA kernel's time beside the code.
+  std::string device;
+  try {
+    device = codegen::DescribeCudaDevice(codegen::ProbeCudaDevice());
+  } catch (const codegen::CudaUnavailable&) {
+    device = "no GPU";
+  }
+  return fp + device + "; " + codegen::NvrtcVersion();
 }
 
 }  // namespace kiln::tools

@@ -16,13 +16,14 @@ namespace kiln::tools {
 ir::Target ResolveTargetFlag(const std::string& spec);
 
 // Throws std::runtime_error when candidates for `target` cannot be measured
-// here: for a cuda target, that says whether this machine has a GPU driver at
-// all, and that Kiln has no GPU runner yet (kiln lower --target ... --emit cuda
-// shows the kernels).
+// here: for a cuda target, when this machine has no usable GPU (the message
+// of codegen::CudaUnavailable says why) or its GPU is older than the arch.
 void RequireMeasurableTarget(const ir::Target& target);
 
 // The measuring machine and toolchain, stored with every record so that a
-// surprising number can be traced to where it was measured.
+// surprising number can be traced to where it was measured. For a cuda
+// target: the target, Kiln's version, the GPU (name, arch), the driver
+// release and the CUDA version it supports, and NVRTC's version.
 std::string MachineFingerprint(const ir::Target& target);
 
 }  // namespace kiln::tools

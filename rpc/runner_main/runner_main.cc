@@ -1,5 +1,6 @@
 // kiln-runner: the isolated child process of rpc::LocalRunner. It reads
-// requests from fd 3 (rpc/protocol.h), runs kernels loaded with the JIT and
+// requests from fd 3 (rpc/protocol.h), runs kernels loaded with the JIT (or,
+// for a CUDA candidate, launched on the GPU: rpc/runner_main/cuda_run.h) and
 // answers with results. Whatever a kernel does to this process (crash, hang,
 // exhaust memory) the parent observes from outside and reports.
 #include <sys/resource.h>
@@ -17,6 +18,7 @@
 #include "ir/ndarray.h"
 #include "rpc/output_check.h"
 #include "rpc/protocol.h"
+#include "rpc/runner_main/cuda_run.h"
 #include "rpc/test_fault.h"
 #include "rpc/timing.h"
 
@@ -168,6 +170,22 @@ int Serve() {
         WriteFrame(kSocketFd, MessageType::kWorkloadReady, Encode(ready));
         break;
       }
+      case MessageType::kCudaCandidate:
+        if (!workload) {
+          WriteFrame(kSocketFd, MessageType::kError, "a candidate before any workload");
+          continue;
+        }
+        try {
+          CudaCandidateMessage c = DecodeCudaCandidate(m->payload);
+          ResultMessage r = RunCudaCandidate(c, workload->spec.args, workload->inputs,
+                                             workload->expected, workload->spec.timing);
+          WriteFrame(kSocketFd, MessageType::kResult, Encode(r));
+        } catch (const ProtocolError&) {
+          throw;
+        } catch (const std::exception& e) {
+          WriteFrame(kSocketFd, MessageType::kError, std::string("cuda candidate: ") + e.what());
+        }
+        break;
       case MessageType::kCandidate:
         if (!workload) {
           WriteFrame(kSocketFd, MessageType::kError, "a candidate before any workload");

@@ -301,7 +301,7 @@ TEST(ProtocolTest, RejectsBadHeaders) {
   PutU32(&w, 4, kProtocolVersion + 1);
   ExpectBadHeader(w, "protocol version " + std::to_string(kProtocolVersion + 1) + ", expected " +
                          std::to_string(kProtocolVersion));
-  for (uint32_t type : {0u, 6u, 0xffffffffu}) {
+  for (uint32_t type : {0u, 7u, 0xffffffffu}) {
     w = good;
     PutU32(&w, 8, type);
     ExpectBadHeader(w, "unknown message type " + std::to_string(type));

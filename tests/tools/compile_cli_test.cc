@@ -13,6 +13,7 @@
 #include "database/database.h"
 #include "ir/interpreter.h"
 #include "ir/ndarray.h"
+#include "ir/schedule/schedule.h"
 #include "ir/workloads/suite.h"
 #include "tests/common/run_kiln.h"
 
@@ -174,6 +175,62 @@ TEST_F(CompileCli, BadInputsFailWithAClearMessage) {
   auto unwritable = RunKiln("compile --db " + db_ + " --workload GMM:0 -o /nonexistent-dir/x.o");
   EXPECT_EQ(unwritable.code, 1);
   EXPECT_NE(unwritable.out.find("cannot write"), std::string::npos) << unwritable.out;
+}
+
+// --target cuda: PTX (which ptxas accepts for sm_90), a cubin and a C header
+// whose launch table matches the kernel; no GPU is needed. An untuned
+// workload is refused: the unscheduled program binds no thread.
+TEST_F(CompileCli, CudaTargetWritesPtxCubinAndLaunchHeader) {
+  const std::string target = "cuda -arch=sm_90";
+  {
+    auto db = kiln::database::Database::Open(db_);
+    kiln::ir::PrimFunc w = kiln::ir::MakeWorkload("GMM", 0);  // 1 x 128 x 128 x 128
+    auto id = db.CommitWorkload(w);
+    kiln::ir::Schedule sch(w);
+    kiln::ir::BlockRV z = sch.GetBlock("Z");
+    std::vector<kiln::ir::LoopRV> l = sch.GetLoops(z);  // b, i, j, k
+    kiln::ir::LoopRV fused = sch.Fuse({l[0], l[1], l[2]});
+    std::vector<kiln::ir::LoopRV> parts = sch.Split(fused, {std::monostate{}, int64_t{128}});
+    sch.Bind(parts[0], "blockIdx.x");
+    sch.Bind(parts[1], "threadIdx.x");
+    kiln::database::TuningRecord r;
+    r.target = target;
+    r.fingerprint = "test";
+    r.trace_json = sch.trace().AsJSONString();
+    r.run_seconds = {1e-5};
+    r.verified = true;
+    ASSERT_TRUE(db.CommitRecord(id, r));
+  }
+  const std::string ptx = (dir_ / "gmm.ptx").string(), cubin = (dir_ / "gmm.cubin").string(),
+                    header = (dir_ / "gmm.h").string();
+  auto r = RunKiln("compile --db " + db_ + " -w GMM:0 --target '" + target + "' -o " + ptx +
+                   " --cubin " + cubin + " --header " + header + " --symbol kiln_gmm");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("1 kernel launch(es)"), std::string::npos) << r.out;
+  EXPECT_NE(ReadFile(ptx).find(".visible .entry kiln_gmm_kernel0("), std::string::npos);
+  EXPECT_EQ(ReadFile(cubin).substr(0, 4), "\x7f" "ELF");
+  EXPECT_EQ(Sh(std::string(KILN_PTXAS) + " -arch=sm_90 " + ptx + " -o " + (dir_ / "ptxas.cubin").string()), 0);
+  const std::string h = ReadFile(header);
+  EXPECT_NE(h.find("#define KILN_GMM_NUM_ARGS 3"), std::string::npos) << h;
+  EXPECT_NE(h.find("#define KILN_GMM_NUM_LAUNCHES 1"), std::string::npos) << h;
+  // 128 x 128 outputs, 128 threads per block: 128 blocks.
+  EXPECT_NE(h.find("{\"kiln_gmm_kernel0\", {128, 1, 1}, {128, 1, 1}, 0, 3, {0, 1, 2}}"),
+            std::string::npos) << h;
+  EXPECT_NE(h.find("kiln_gmm_buffer_bytes[KILN_GMM_NUM_BUFFERS] = {65536, 65536, 65536}"),
+            std::string::npos) << h;
+  // The header is valid C.
+  std::ofstream((dir_ / "use.c").string()) << "#include \"gmm.h\"\nint main(void) { return "
+                                              "(int)kiln_gmm_launches[0].grid[0] - 128; }\n";
+  EXPECT_EQ(Sh("cc -std=c99 -Wall -Werror -I" + dir_.string() + " " + (dir_ / "use.c").string() +
+               " -o " + (dir_ / "use").string() + " && " + (dir_ / "use").string()),
+            0);
+
+  auto untuned = RunKiln("compile --db " + db_ + " -w GMM:1 --target '" + target + "' -o " + ptx);
+  EXPECT_EQ(untuned.code, 1) << untuned.out;
+  EXPECT_NE(untuned.out.find("is no GPU program"), std::string::npos) << untuned.out;
+  auto cpu_cubin = RunKiln("compile --db " + db_ + " -w GMM:0 -o " + ptx + " --cubin " + cubin);
+  EXPECT_EQ(cpu_cubin.code, 1) << cpu_cubin.out;
+  EXPECT_NE(cpu_cubin.out.find("--cubin needs a cuda --target"), std::string::npos) << cpu_cubin.out;
 }
 
 }  // namespace
