@@ -1,5 +1,6 @@
 #include "ir/ndarray.h"
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdlib>
@@ -13,6 +14,22 @@ namespace kiln::ir {
 namespace {
 
 constexpr size_t kAlignment = 64;
+
+// Under AddressSanitizer an array's storage is exactly nbytes() long, so that
+// its redzone starts where the data ends: with the round-up to 64 bytes, a
+// write one element past the end would land in padding that nothing checks
+// (scripts/sanitize.sh's canary writes there).
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kExactAllocation = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+constexpr bool kExactAllocation = true;
+#else
+constexpr bool kExactAllocation = false;
+#endif
+#else
+constexpr bool kExactAllocation = false;
+#endif
 
 // Rounds v to a binary format with `precision` significand bits (implicit bit
 // included) whose smallest normal exponent is `min_exp`; magnitudes at or
@@ -152,7 +169,15 @@ NDArray::NDArray(DataType dtype, std::vector<int64_t> shape)
   }
   size_t bytes = (nbytes() + kAlignment - 1) / kAlignment * kAlignment;
   if (bytes == 0) bytes = kAlignment;  // a valid pointer even when empty
-  auto* p = static_cast<std::byte*>(std::aligned_alloc(kAlignment, bytes));
+  std::byte* p = nullptr;
+  if (kExactAllocation) {
+    // aligned_alloc wants a multiple of the alignment; posix_memalign does not.
+    bytes = std::max<size_t>(nbytes(), 1);
+    void* raw = nullptr;
+    if (posix_memalign(&raw, kAlignment, bytes) == 0) p = static_cast<std::byte*>(raw);
+  } else {
+    p = static_cast<std::byte*>(std::aligned_alloc(kAlignment, bytes));
+  }
   if (p == nullptr) throw std::bad_alloc();
   std::memset(p, 0, bytes);
   data_.reset(p);

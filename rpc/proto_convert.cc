@@ -70,6 +70,8 @@ v1::MeasureResult ToProto(const search::MeasureResult& r) {
   p.set_verified(r.verified);
   p.set_build_seconds(r.build_secs);
   p.set_message(r.message);
+  if (r.machine_load >= 0) p.set_machine_load(r.machine_load);
+  p.set_wide_spread(r.wide_spread);
   return p;
 }
 
@@ -90,6 +92,14 @@ search::MeasureResult FromProto(const v1::MeasureResult& p) {
   r.verified = p.verified();
   r.build_secs = p.build_seconds();
   r.message = p.message();
+  if (p.has_machine_load()) {
+    if (!std::isfinite(p.machine_load()) || p.machine_load() < 0 || p.machine_load() > 1) {
+      throw std::invalid_argument("machine_load " + std::to_string(p.machine_load()) + " (a share of the CPUs, 0..1)");
+    }
+    r.machine_load = p.machine_load();
+  }
+  // The repeats say it too: a sender that did not fill it in loses nothing.
+  r.wide_spread = p.wide_spread() || search::IsWideSpread(r.run_secs);
   return r;
 }
 

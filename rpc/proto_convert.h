@@ -20,7 +20,9 @@ search::TimingConfig FromProto(const v1::TimingConfig& t);
 
 v1::MeasureResult ToProto(const search::MeasureResult& r);
 // Throws std::invalid_argument for a bad status, a negative or non-finite
-// time, or an ok result without times.
+// time, an ok result without times, or a machine_load outside 0..1. An
+// absent machine_load is unknown (-1); wide_spread is also set when the
+// repeats spread wide (search::IsWideSpread).
 search::MeasureResult FromProto(const v1::MeasureResult& r);
 
 }  // namespace kiln::rpc

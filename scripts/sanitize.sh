@@ -7,8 +7,27 @@
 # replaced through KILN_ASAN_TESTS / KILN_TSAN_TESTS (space-separated test
 # executables); KILN_TSAN_FILTER is the gtest filter of the TSan run.
 #
-# The ASan tree is build-asan (clang, ASan + UBSan on every library). The
-# runner's child (kiln-runner) is the normal build's, uninstrumented: the
+# Before the tests, tests/sanitize/sanitizer_canary runs its planted bugs (a
+# heap overflow and a signed overflow under ASan + UBSan, a data race under
+# TSan): a tree that does not report them fails the stage, so a tree built
+# without its sanitizer can never pass silently.
+#
+# What runs by default, chosen so that .ci/run stays under its 45 minutes
+# on 2 cores (README "Sanitizer builds" has the measured costs):
+# - ASan + UBSan (clang, build-asan): every test of the IR (arith, ir,
+#   schedule, text, transform, workloads: they link kiln_ir alone) and the
+#   database's tests that link kiln_database alone. The runner's parent side
+#   (protocol decoding, child supervision) needs kiln_rpc, i.e. LLVM codegen
+#   and gRPC, two more full library builds: add its tests through
+#   KILN_ASAN_TESTS (child_process_test protocol_test timing_test
+#   output_check_test local_runner_test measure_test); its decoders run
+#   under ASan + UBSan in the fuzz stage (scripts/fuzz.sh, protocol_fuzz).
+# - TSan (gcc, build-tsan): parallel sampling and evolution at 1 and 2
+#   threads (evolutionary_search_test, replay_trace_test; in a sanitizer
+#   tree they link the search without the runner and gRPC). The runner's
+#   parallel builds: KILN_TSAN_TESTS="local_runner_test".
+#
+# The runner's child (kiln-runner) is the normal build's, uninstrumented: the
 # sanitizers check the parent side, and an instrumented child could not run
 # under the runner's address-space limit (ASan and TSan reserve terabytes of
 # shadow memory).
@@ -31,13 +50,11 @@ fi
 case "$mode" in
   asan)
     build="${ASAN_BUILD_DIR:-$root/build-asan}"
-    # Memory bugs hurt most in the IR (arith, schedule, transform, text), the
-    # database and the runner's parent side (protocol decoding, child
-    # supervision, LocalRunner).
+    # Memory bugs hurt most in the IR (arith, schedule, transform, text) and
+    # the database.
     tests="${KILN_ASAN_TESTS:-$(cd tests && ls arith/*_test.cc ir/*_test.cc schedule/*_test.cc \
       text/*_test.cc transform/*_test.cc workloads/*_test.cc | xargs -n1 basename | sed 's/\.cc$//' \
-      | tr '\n' ' ' ) database_test jobs_table_test record_trust_test crash_test child_process_test protocol_test \
-      timing_test output_check_test local_runner_test measure_test}"
+      | tr '\n' ' ' ) database_test jobs_table_test record_trust_test crash_test}"
     CC=clang-14 CXX=clang++-14 cmake -S "$root" -B "$build" -G Ninja \
       -DKILN_SANITIZE=address,undefined -DKILN_BUILD_BENCH=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo \
       "${launcher[@]}" >/dev/null
@@ -50,8 +67,8 @@ case "$mode" in
   tsan)
     build="${TSAN_BUILD_DIR:-$root/build-tsan}"
     # The tests that run threads: parallel sampling and evolution at 1 and 2
-    # threads (the determinism tests), and the runner's parallel builds.
-    tests="${KILN_TSAN_TESTS:-evolutionary_search_test replay_trace_test local_runner_test}"
+    # threads (the determinism tests).
+    tests="${KILN_TSAN_TESTS:-evolutionary_search_test replay_trace_test}"
     filter="${KILN_TSAN_FILTER:-*}"
     cmake -S "$root" -B "$build" -G Ninja -DKILN_SANITIZE=thread -DKILN_BUILD_BENCH=OFF \
       -DCMAKE_BUILD_TYPE=RelWithDebInfo "${launcher[@]}" >/dev/null
@@ -67,8 +84,33 @@ esac
 
 start=$(date +%s)
 # shellcheck disable=SC2086
-ninja -C "$build" -j"$jobs" $tests
+ninja -C "$build" -j"$jobs" sanitizer_canary $tests
 echo "sanitize $mode: built in $(( $(date +%s) - start )) s"
+
+# The canary (tests/sanitize/sanitizer_canary.cc) first: each planted bug
+# must be reported, so that a tree built without its sanitizer (a lost flag,
+# a cached configure) fails the stage instead of passing silently.
+canary() {
+  local what=$1 expect=$2 log="$build/sanitize-canary-$1.log" rc=0
+  "$build/tests/sanitizer_canary" "$what" >"$log" 2>&1 || rc=$?
+  if (( rc == 0 )) || ! grep -q -- "$expect" "$log"; then
+    echo "sanitize $mode: the planted $what was NOT caught (rc $rc, no '$expect'): this tree does not" \
+      "check what it should; its output:" >&2
+    cat "$log" >&2
+    exit 1
+  fi
+  echo "sanitize $mode: planted $what caught (rc $rc):"
+  grep -E -m 3 -- "$expect|WRITE of size|at .*sanitizer_canary.cc|#[01] " "$log" | sed 's/^/    /'
+}
+case "$mode" in
+  asan)
+    canary heap-overflow "ERROR: AddressSanitizer: heap-buffer-overflow"
+    canary signed-overflow "runtime error: signed integer overflow"
+    ;;
+  tsan)
+    canary race "WARNING: ThreadSanitizer: data race"
+    ;;
+esac
 start=$(date +%s)
 export KILN_RUNNER="$runner" OMP_WAIT_POLICY=PASSIVE SANITIZE_BUILD="$build" SANITIZE_FILTER="$filter"
 # One test executable: its log and its status (a file per test, so that the

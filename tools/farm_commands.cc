@@ -268,6 +268,8 @@ int Follow(const FarmClientOptions& client, grpc::ClientContext& context,
   }
   if (!s.ok()) RpcFailed(farm, s);
   if (!last.done()) throw std::runtime_error("farm " + farm + ": the event stream ended before the job did");
+  // The workers' noise figures, as `kiln tune` reports its own.
+  std::cerr << BusyMachineWarning(last.busy_measurements(), last.ok_measurements());
   if (json) {
     std::cout << ToJson(last) << "\n";
   } else {

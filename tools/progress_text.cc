@@ -43,4 +43,13 @@ std::string ProgressText(const search::TuneProgress& p) {
   return line.str();
 }
 
+std::string BusyMachineWarning(int64_t busy, int64_t ok) {
+  if (busy <= 0) return "";
+  std::ostringstream o;
+  o << "kiln: warning: the machine was busy during " << busy << " of " << ok
+    << " measurement(s) (other processes used more than " << search::kBusyMachineLoad * 100
+    << "% of the CPUs): timings may be slow; check them with `kiln db verify`\n";
+  return o.str();
+}
+
 }  // namespace kiln::tools

@@ -18,5 +18,8 @@ std::string LatencyText(double secs);
 std::string DurationText(double secs);
 // "[16/64 trials] best 12.34 GFLOP/s, 1.20 ms; errors: none; ETA 3m05s".
 std::string ProgressText(const search::TuneProgress& p);
+// The warning that `busy` of `ok` measurements ran on a busy machine (other
+// processes above search::kBusyMachineLoad of the CPUs); "" when busy is 0.
+std::string BusyMachineWarning(int64_t busy, int64_t ok);
 
 }  // namespace kiln::tools

@@ -202,12 +202,7 @@ int TuneOne(const TuneCliOptions& o) {
   // Nothing could be measured: that is an error for a script, not a result.
   const int exit_code = s.infrastructure_failed ? 1 : g_stop.load() ? 130 : 0;
   if (s.infrastructure_failed) std::cerr << "kiln: error: " << s.stop_reason << "\n";
-  if (s.busy_measurements > 0) {
-    std::cerr << "kiln: warning: the machine was busy during " << s.busy_measurements << " of "
-              << s.ok_measurements << " measurement(s) (other processes used more than "
-              << search::kBusyMachineLoad * 100
-              << "% of the CPUs): timings may be slow; check them with `kiln db verify`\n";
-  }
+  std::cerr << BusyMachineWarning(s.busy_measurements, s.ok_measurements);
   std::optional<database::TuningRecord> best;
   if (auto id = db.FindWorkload(w.func)) best = db.Best(*id, target.ToString());
   if (o.as_json) {

@@ -120,8 +120,12 @@ void RunJob(JobHandle& job, const JobRunContext& ctx) {
   const v1::TuningJob& spec = job.spec();
   v1::JobEvent last;
   last.set_job_id(job.id());
+  int64_t ok_measurements = 0;
+  int64_t busy_measurements = 0;
   auto finish = [&](v1::JobState state, const std::string& message, database::Database* db) {
     last.set_state(state);
+    last.set_ok_measurements(ok_measurements);
+    last.set_busy_measurements(busy_measurements);
     last.set_message(message);
     last.set_done(true);
     if (db) {
@@ -208,6 +212,8 @@ void RunJob(JobHandle& job, const JobRunContext& ctx) {
       search::TuneSummary s = search::Tune(tctx, runner, *db, task, opts);
       for (const auto& [k, v] : s.errors_by_kind) errors[k] += v;
       done_before += s.records_total;
+      ok_measurements += s.ok_measurements;
+      busy_measurements += s.busy_measurements;
       if (job.cancelled.load()) {
         finish(v1::JOB_STATE_CANCELLED, "cancelled", &*db);
         return;

@@ -5,9 +5,14 @@
 // schedules as `kiln tune` with the same seed.
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <thread>
+#include <vector>
+
 #include <nlohmann/json.hpp>
 
 #include "ir/text/printer.h"
+#include "search/measure.h"
 #include "tests/common/reduced_suite.h"
 #include "tests/rpc/farm_cluster.h"
 
@@ -133,6 +138,49 @@ TEST(FarmE2E, ACancelledJobStopsAndKeepsWhatItCommitted) {
   EXPECT_NE(watch.out.find("job 1 cancelled"), std::string::npos) << watch.out;
   EXPECT_EQ(farm.Records(), at_cancel);
   EXPECT_FALSE(farm.TraceHashes().second);
+}
+
+// A worker's noise figures cross the wire with its results: the records the
+// coordinator commits carry the machine load and the spread its local runner
+// measured, and `kiln submit` warns about a busy machine as `kiln tune` does.
+// Threads of this test keep every CPU busy while the worker measures.
+TEST(FarmE2E, AWorkersNoiseFiguresArriveInTheDatabase) {
+  TempFile workload(SmallGmmText());
+  FarmCluster farm("noise");
+  ASSERT_TRUE(farm.StartCoordinator(kCoordinatorFlags)) << farm.Logs();
+  farm.StartWorker("--target " + kTarget);
+  std::atomic<bool> stop{false};
+  std::vector<std::thread> hogs;
+  for (unsigned i = 0; i < std::max(2u, std::thread::hardware_concurrency()); ++i) {
+    hogs.emplace_back([&stop] {
+      volatile uint64_t x = 0;
+      while (!stop.load(std::memory_order_relaxed)) x = x + 1;
+    });
+  }
+  // Repeats long enough for the CPU counters behind machine_load to tick
+  // (every 10 ms; rpc/machine_load.h).
+  auto r = RunKilnBounded("submit --insecure --farm " + farm.address() + " --workload " + workload.path() +
+                          " --target " + kTarget +
+                          " --trials 4 --trials-per-iter 4 --seed 5 --strategy replay --number 1 --repeat 3 "
+                          "--min-repeat-ms 30");
+  stop.store(true);
+  for (std::thread& t : hogs) t.join();
+  ASSERT_EQ(r.code, 0) << r.out << farm.Logs();
+
+  kiln::database::Database db =
+      kiln::database::Database::Open(farm.db(), kiln::database::Database::Mode::kReadOnly);
+  int ok = 0, busy = 0;
+  db.ForEachRecord([&](auto, const kiln::database::TuningRecord& rec) {
+    if (rec.status != "ok") return;
+    ++ok;
+    EXPECT_GE(rec.machine_load, 0) << rec.trace_hash;  // known: -1 would mean it was lost on the way
+    EXPECT_LE(rec.machine_load, 1) << rec.trace_hash;
+    EXPECT_EQ(rec.wide_spread, kiln::search::IsWideSpread(rec.run_seconds)) << rec.trace_hash;
+    if (rec.machine_load > kiln::search::kBusyMachineLoad) ++busy;
+  });
+  ASSERT_GT(ok, 0) << farm.Logs();
+  EXPECT_GT(busy, 0) << "every CPU was busy, yet no record says so";
+  EXPECT_NE(r.out.find("warning: the machine was busy during "), std::string::npos) << r.out;
 }
 
 #endif  // KILN_HAVE_RUNNER

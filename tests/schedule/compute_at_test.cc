@@ -259,7 +259,11 @@ TEST(ComputeAt, RootMarkIsANoOpAndIsRecorded) {
 TEST(ComputeAt, PythonForm) {
   PrimFunc f = MatmulRelu(8, 8, 8);
   Schedule sch(f);
-  sch.ComputeAt(sch.GetBlock("C"), LoopOf(sch, "compute", "i0"), true, -2);
+  // One statement each: the order of a call's arguments is unspecified (gcc
+  // and clang differ), and it decides the trace's variable names.
+  const auto loop = LoopOf(sch, "compute", "i0");
+  const auto block = sch.GetBlock("C");
+  sch.ComputeAt(block, loop, true, -2);
   EXPECT_NE(sch.trace().AsPython().find(
                 "sch.compute_at(block=b3, loop=l1, preserve_unit_loops=True, index=-2)"),
             std::string::npos)

@@ -177,7 +177,11 @@ TEST(ReverseComputeAt, ConvEpilogueUnderConvLoops) {
 TEST(ReverseComputeAt, PythonForm) {
   PrimFunc f = MatmulRelu(8, 8, 8);
   Schedule sch(f);
-  sch.ReverseComputeAt(sch.GetBlock("compute"), LoopOf(sch, "C", "j"));
+  // One statement each: the order of a call's arguments is unspecified (gcc
+  // and clang differ), and it decides the trace's variable names.
+  const auto loop = LoopOf(sch, "C", "j");
+  const auto block = sch.GetBlock("compute");
+  sch.ReverseComputeAt(block, loop);
   EXPECT_NE(sch.trace().AsPython().find("sch.reverse_compute_at(block=b4, loop=l2, "
                                         "preserve_unit_loops=False, index=-1)"),
             std::string::npos)
