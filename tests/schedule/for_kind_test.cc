@@ -236,9 +236,11 @@ def main(A: T.Buffer((16,), "float32"), B: T.Buffer((4,), "float32")):
 
 // A binding that repeats block instances (i // 2 * 3 is not affine) is
 // accepted for a block whose instances are idempotent (data-parallel, one
-// element per instance, reads nothing it writes): a repeated instance stores
-// the same value again. The shared-memory fetch of a padded convolution
-// input on GPU has such a binding.
+// element per instance, reads nothing a block under the loop writes): a
+// repeated instance stores the same value again. The shared-memory fetch of
+// a padded convolution input on GPU has such a binding. (The interpreter
+// runs loops in order whatever their kind, so SameResult shows that only
+// the kind changed; the refusals below are what guards against races.)
 TEST(ForKind, AcceptsNonAffineBindingOfIdempotentBlock) {
   PrimFunc f = ParseFunc(R"(
 @T.prim_func
@@ -343,6 +345,61 @@ def main(A: T.Buffer((4,), "float32"), B: T.Buffer((4,), "float32")):
                              "vectorize: loop i2 does not have compact data flow: its child block "
                              "'B1' is neither a complete block (block B1 is not complete: block B1 "
                              "is not the only writer of buffer B in its scope");
+}
+
+// The exceptions for idempotent blocks do not hold where a repeated instance
+// could store another value: its input is written later under the loop, its
+// input is written per iteration earlier under the loop (each thread's own
+// S), or it writes one buffer through two regions that instances share.
+TEST(ForKind, RefusesNonAffineBindingWhereRepeatsCouldDiffer) {
+  PrimFunc later_writer = ParseFunc(R"(
+@T.prim_func
+def main(A: T.Buffer((8,), "float32"), X: T.Buffer((16,), "float32"), B: T.Buffer((16,), "float32")):
+    for i in range(8):
+        with T.block("Q"):
+            v = T.axis.spatial(16, i // 2 * 3)
+            T.reads(X[v])
+            T.writes(B[v])
+            B[v] = X[v]
+        with T.block("R"):
+            vr = T.axis.spatial(8, i)
+            T.reads(A[vr])
+            T.writes(X[vr])
+            X[vr] = A[vr]
+)");
+  PrimFunc per_iteration_input = ParseFunc(R"(
+@T.prim_func
+def main(A: T.Buffer((8,), "float32"), B: T.Buffer((16,), "float32")):
+    S = T.alloc_buffer((1,), scope="local")
+    for i in range(8):
+        with T.block("P"):
+            vp = T.axis.spatial(8, i)
+            T.reads(A[vp])
+            T.writes(S[0])
+            S[0] = A[vp]
+        with T.block("Q"):
+            v = T.axis.spatial(16, i // 2 * 3)
+            T.reads(S[0])
+            T.writes(B[v])
+            B[v] = S[0]
+)");
+  PrimFunc two_regions = ParseFunc(R"(
+@T.prim_func
+def main(A: T.Buffer((16,), "float32"), C: T.Buffer((16,), "float32"), B: T.Buffer((24,), "float32")):
+    for i in range(8):
+        with T.block("Q"):
+            v = T.axis.spatial(16, i // 2 * 3)
+            T.reads(A[v], C[v])
+            T.writes(B[v], B[v + 3])
+            B[v] = A[v]
+            B[v + 3] = C[v]
+)");
+  for (const PrimFunc& f : {later_writer, per_iteration_input, two_regions}) {
+    Schedule sch(f);
+    auto loops = sch.GetLoops(sch.GetBlock("Q"));
+    KILN_EXPECT_SCHEDULE_ERROR(sch.Bind(loops[0], "threadIdx.x"),
+                               "bind: block 'Q' under loop i does not have an affine binding");
+  }
 }
 
 // Under loop j, C reads what B writes in the next iteration: the iterations

@@ -11,7 +11,8 @@
 //     data flow, as TVM has it);
 //   - every block under the loop has an affine binding, except a block whose
 //     instances are idempotent (data-parallel, each instance writes its own
-//     single element, reads nothing it writes): running such an instance
+//     single elements, reads nothing a block under the loop writes,
+//     HasIdempotentInstances below): running such an instance
 //     twice, or from two threads at once, stores the same value again, so a
 //     binding that repeats instances is harmless. This is the shared-memory
 //     fetch of a padded convolution input on GPU, whose halo makes the
@@ -24,6 +25,7 @@
 // Unroll does not change the iteration order and has no preconditions.
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -101,20 +103,39 @@ bool OtherLoopBinds(const StmtPath& loop_path, const std::string& tag) {
 
 std::string Q(const std::string& s) { return "'" + s + "'"; }
 
+// Buffers written by some block under `loop`, nested blocks included.
+std::set<const BufferNode*> WrittenUnder(const ForNode& loop) {
+  struct Collector : IRVisitor {
+    std::set<const BufferNode*> written;
+    void VisitBlock(const BlockNode* op) override {
+      for (const BufferRegion& w : op->writes) written.insert(w.buffer.get());
+      IRVisitor::VisitBlock(op);
+    }
+  } c;
+  c.VisitStmt(loop.body);
+  return std::move(c.written);
+}
+
 // Whether running any instance of `b` again, or concurrently with itself,
-// changes nothing: every iterator is data-parallel, every write is one
-// element whose indices are distinct iterators (plus constants) covering all
-// of them, so distinct instances write distinct elements, and the block
-// reads no buffer it writes, so an instance computes the same value each time.
-bool HasIdempotentInstances(const BlockNode& b) {
+// anywhere in the iterations of the loop, changes nothing:
+//   - every iterator is data-parallel;
+//   - each buffer is written through one region, a single element whose
+//     indices are distinct iterators (plus constants) covering all of them,
+//     so distinct instances write distinct elements;
+//   - no block under the loop (`b` included) writes a buffer `b` reads, so
+//     every run of an instance, in any iteration and on any thread, reads
+//     the same values and stores the same value.
+bool HasIdempotentInstances(const BlockNode& b, const std::set<const BufferNode*>& written) {
   if (b.writes.empty()) return false;
   for (const IterVar& iv : b.iter_vars) {
     if (iv.iter_type != IterType::kDataPar) return false;
   }
+  for (const BufferRegion& r : b.reads) {
+    if (written.count(r.buffer.get()) > 0) return false;
+  }
+  std::set<const BufferNode*> write_buffers;
   for (const BufferRegion& w : b.writes) {
-    for (const BufferRegion& r : b.reads) {
-      if (r.buffer.same_as(w.buffer)) return false;
-    }
+    if (!write_buffers.insert(w.buffer.get()).second) return false;
     std::set<const VarNode*> seen;
     for (const Range& dim : w.region) {
       if (!IsConstInt(dim.extent, 1)) return false;
@@ -241,7 +262,7 @@ class ParallelChecker {
     const auto* realize = block_path.back().as<BlockRealizeNode>();
     const BlockNode* b = realize->block.get();
     std::string why;
-    if (!Affine(block_path, &why) && !HasIdempotentInstances(*b)) {
+    if (!Affine(block_path, &why) && !HasIdempotentInstances(*b, WrittenUnderLoop())) {
       Fail("block " + Q(b->name) + " under loop " + LoopName() +
            " does not have an affine binding (" + why + ")");
     }
@@ -259,11 +280,18 @@ class ParallelChecker {
     }
   }
 
+  // WrittenUnder(loop), computed when a non-affine binding first needs it.
+  const std::set<const BufferNode*>& WrittenUnderLoop() {
+    if (!written_) written_ = WrittenUnder(*loop_);
+    return *written_;
+  }
+
   Schedule* sch_;
   std::string op_;
   const StmtPath& path_;
   std::string thread_axis_;
   const ForNode* loop_ = nullptr;
+  std::optional<std::set<const BufferNode*>> written_;
 };
 
 // Rebuilds the loop at `path` with a new kind and thread tag.
