@@ -23,7 +23,7 @@ namespace kiln::rpc::farm {
 
 enum class Role {
   kWorker,  // takes leases and posts results
-  kSubmit,  // starts, watches and cancels its own jobs; lists jobs, farm status
+  kSubmit,  // starts, watches, cancels and lists its own jobs; farm status
   kRead,    // queries records; lists jobs, farm status
   kAdmin,   // everything, and cancels any job
 };

@@ -287,10 +287,13 @@ v1::JobInfo Coordinator::Info(const database::JobRow& row) {
   return info;
 }
 
-std::vector<v1::JobInfo> Coordinator::ListJobs() {
+std::vector<v1::JobInfo> Coordinator::ListJobs(const std::string* owner) {
   std::lock_guard<std::mutex> lock(db_mu_);
   std::vector<v1::JobInfo> out;
-  for (const database::JobRow& row : db_.Jobs()) out.push_back(Info(row));
+  for (const database::JobRow& row : db_.Jobs()) {
+    if (owner != nullptr && row.principal != *owner) continue;
+    out.push_back(Info(row));
+  }
   return out;
 }
 

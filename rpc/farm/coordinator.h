@@ -97,7 +97,9 @@ class Coordinator {
   // The principal that submitted a job ('' when unknown); nullopt: no job.
   std::optional<std::string> JobOwner(int64_t id);
   JobHandle* FindJob(int64_t id);
-  std::vector<v1::JobInfo> ListJobs();
+  // Every job, or only those `owner` submitted (a submit principal sees its
+  // own jobs: another's job file names its workloads and budget).
+  std::vector<v1::JobInfo> ListJobs(const std::string* owner = nullptr);
   // Cancels a job; nullopt when there is no such job.
   std::optional<v1::JobInfo> CancelJob(int64_t id);
   v1::QueryResponse Query(const v1::QueryRequest& request);  // throws std::invalid_argument for bad input

@@ -123,8 +123,11 @@ grpc::Status JobServiceImpl::Watch(grpc::ServerContext* context, const v1::Watch
 
 grpc::Status JobServiceImpl::ListJobs(grpc::ServerContext* context, const v1::ListJobsRequest*,
                                       v1::ListJobsResponse* response) {
-  if (grpc::Status s = c_.gate().Admit(context, CallKind::kListJobs, nullptr); !s.ok()) return s;
-  for (v1::JobInfo& info : c_.ListJobs()) *response->add_jobs() = std::move(info);
+  Caller caller;
+  if (grpc::Status s = c_.gate().Admit(context, CallKind::kListJobs, &caller); !s.ok()) return s;
+  // As CheckOwner: a submitter sees its own jobs; read and admin see all.
+  const std::string* owner = caller.role == Role::kSubmit ? &caller.principal : nullptr;
+  for (v1::JobInfo& info : c_.ListJobs(owner)) *response->add_jobs() = std::move(info);
   return grpc::Status::OK;
 }
 

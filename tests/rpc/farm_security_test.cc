@@ -339,6 +339,15 @@ TEST_F(FarmSecurity, ASubmitterWatchesAndCancelsOnlyItsOwnJobs) {
   KilnResult bob = RunKilnBounded("jobs cancel 1" + Client("bob"), 60);
   EXPECT_EQ(bob.code, 1) << bob.out;
   EXPECT_TRUE(Has(bob, "(PERMISSION_DENIED)")) << bob.out;
+  // Listing: bob sees none of alice's jobs; alice and the admin see hers.
+  KilnResult bob_list = RunKilnBounded("jobs --json" + Client("bob"), 60);
+  ASSERT_EQ(bob_list.code, 0) << bob_list.out;
+  EXPECT_FALSE(Has(bob_list, "\"id\"")) << bob_list.out;
+  for (const char* who : {"submit", "admin"}) {
+    KilnResult list = RunKilnBounded(std::string("jobs --json") + Client(who), 60);
+    ASSERT_EQ(list.code, 0) << who << ": " << list.out;
+    EXPECT_TRUE(Has(list, "\"id\"")) << who << ": " << list.out;
+  }
   KilnResult admin = RunKilnBounded("jobs cancel 1" + Client("admin"), 60);
   EXPECT_EQ(admin.code, 0) << admin.out;
   EXPECT_TRUE(Has(admin, "cancelled")) << admin.out;
