@@ -3,8 +3,10 @@
 // then both bests are re-timed side by side in one runner batch with the
 // runner's protocol (more repeats) and the ratio is replay's time over
 // evolutionary's (> 1: the evolutionary search found the faster kernel).
-// Goal: geometric mean >= 1.15 at 128 trials. The cost model is --cost-model
-// (random for now); the search overhead (strategy time) is printed per trial.
+// Goal: geometric mean >= 1.15 at 128 trials. The cost model is --cost-model:
+// xgb (kiln tune's default; each run starts from an empty database, so the
+// model learns only from that run's own measurements) or random; the search
+// overhead (strategy time) is printed per trial.
 //
 // usage: search_bench [TRIALS] [--workload W]... [--per-iter N] [--seed S]
 // Figures only: never asserted.
@@ -18,6 +20,7 @@
 
 #include "codegen/llvm_backend.h"
 #include "cost_model/random_model.h"
+#include "cost_model/xgb_model.h"
 #include "database/database.h"
 #include "ir/flops.h"
 #include "ir/schedule/schedule.h"
@@ -53,8 +56,15 @@ Outcome TuneWith(search::StrategyKind kind, const std::string& cost_model, const
   database::Database db = database::Database::InMemory();
   search::MeasureTask task{f, target, search::TimingConfig{}, seed};
   std::unique_ptr<cost_model::CostModel> model;
-  if (cost_model == "random") model = std::make_unique<cost_model::RandomModel>(seed);
-  else throw std::invalid_argument("unknown cost model '" + cost_model + "'");
+  if (cost_model == "random") {
+    model = std::make_unique<cost_model::RandomModel>(seed);
+  } else if (cost_model == "xgb") {
+    cost_model::XGBModelConfig config;
+    config.nthread = threads;
+    model = std::make_unique<cost_model::XGBModel>(config);
+  } else {
+    throw std::invalid_argument("unknown cost model '" + cost_model + "'");
+  }
   search::TuneOptions o;
   o.trials = trials;
   o.trials_per_iter = per_iter;
@@ -86,7 +96,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> workloads = {"GMM:3", "C2D:0", "SFM:0"};
   int per_iter = 16, threads = 2, repeat = 5;
   uint64_t seed = 1;
-  std::string cost_model = "random";
+  std::string cost_model = "xgb";
   app.add_option("trials", trials, "Trials per strategy and workload")->check(CLI::Range(1, 100000));
   app.add_option("--workload", workloads, "Workloads (suite names)");
   app.add_option("--per-iter", per_iter, "Candidates per measured batch")->check(CLI::Range(1, 4096));
@@ -94,7 +104,7 @@ int main(int argc, char** argv) {
   app.add_option("--threads", threads, "Sampling and build threads")->check(CLI::Range(1, 256));
   app.add_option("--repeat", repeat, "Repeats when re-timing the bests")->check(CLI::Range(1, 1000));
   app.add_option("--cost-model", cost_model, "Cost model of the evolutionary search")
-      ->check(CLI::IsMember({"random"}));
+      ->check(CLI::IsMember({"xgb", "random"}));
   CLI11_PARSE(app, argc, argv);
 
   try {
