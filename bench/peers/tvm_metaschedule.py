@@ -4,7 +4,9 @@ budget, re-times the best kernel, and prints one JSON line.
 
 Optional tooling, never a dependency of Kiln: run it from a virtual
 environment set up as tests/data/tvm/README.md says (apache-tvm 0.27.0,
-apache-tvm-ffi pinned to 0.1.14.post1, psutil, cloudpickle).
+apache-tvm-ffi pinned to 0.1.14.post1, psutil, cloudpickle, and xgboost for
+TVM's cost model: the CPU-only wheel `xgboost-cpu` does; without it TVM's
+first model update fails after the first batch).
 bench/peers/compare.sh runs it next to `kiln tune` on the same workloads.
 
 Usage:
@@ -30,6 +32,12 @@ import sys
 import time
 
 import numpy as np
+
+try:
+    import xgboost  # noqa: F401  (TVM's XGBModel imports it at its first update)
+except ImportError:
+    sys.exit("tvm_metaschedule.py: TVM's cost model needs xgboost in this venv "
+             "(pip install xgboost-cpu; see tests/data/tvm/README.md)")
 
 import tvm
 from tvm.s_tir import meta_schedule as ms
