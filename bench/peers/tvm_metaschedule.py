@@ -11,7 +11,7 @@ bench/peers/compare.sh runs it next to `kiln tune` on the same workloads.
 
 Usage:
   python tvm_metaschedule.py --workload GMM:3 --trials 256 --work-dir DIR
-      [--cores 2] [--seed 1] [--per-iter 64]
+      [--cores 2] [--seed 1] [--per-iter 64] [--retime-only]
 
 The workload is built the way Kiln's suite builds it (ir/workloads/suite.h
 follows TVM's te_workload configs, so "GMM:3" is te_workload's GMM config 3:
@@ -28,6 +28,7 @@ tune_tir alone.
 import argparse
 import json
 import os
+import re
 import sys
 import time
 
@@ -55,13 +56,25 @@ def flop_count(mod):
     return float(estimate_tir_flops(mod))
 
 
+def param_buffers(func):
+    """(shape, dtype) of each parameter. TVM 0.27's Python PrimFunc no longer
+    exposes buffer_map, so the signature is read from the TVMScript text
+    (`def main(A: T.Buffer((1, 1024, 1024), "float32"), ...)`)."""
+    if hasattr(func, "buffer_map"):
+        return [([int(x) for x in func.buffer_map[p].shape], str(func.buffer_map[p].dtype))
+                for p in func.params]
+    header = func.script().split("def main(", 1)[1].split("):", 1)[0]
+    found = re.findall(r'T\.Buffer\(\(([^)]*)\),\s*"([a-z0-9]+)"\)', header)
+    if len(found) != len(func.params):
+        sys.exit(f"tvm_metaschedule: cannot read the parameters from {header!r}")
+    return [([int(x) for x in dims.split(",") if x.strip()], dtype) for dims, dtype in found]
+
+
 def random_args(func, dev):
     args = []
     rng = np.random.default_rng(1)
-    for param in func.params:
-        buf = func.buffer_map[param]
-        shape = [int(x) for x in buf.shape]
-        data = rng.uniform(-1.0, 1.0, size=shape).astype(buf.dtype)
+    for shape, dtype in param_buffers(func):
+        data = rng.uniform(-1.0, 1.0, size=shape).astype(dtype)
         args.append(tvm.runtime.tensor(data, dev) if hasattr(tvm.runtime, "tensor")
                     else tvm.nd.array(data, dev))
     return args
@@ -74,6 +87,8 @@ def main():
     ap.add_argument("--work-dir", required=True)
     ap.add_argument("--cores", type=int, default=os.cpu_count())
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--retime-only", action="store_true",
+                    help="re-time the best record of the database in --work-dir; no tuning")
     ap.add_argument("--per-iter", type=int, default=64,
                     help="num_trials_per_iter (TVM's default is 64)")
     a = ap.parse_args()
@@ -89,17 +104,26 @@ def main():
     # 0.27 takes targets as JSON dicts.
     target = tvm.target.Target({"kind": "llvm", "mcpu": mcpu, "num-cores": a.cores})
 
-    # TVM's builder and runner with TVM's evaluator defaults; only the time
-    # limits are raised (the default 30 s build limit fails candidates on a
-    # busy 2-core machine, which would make TVM look worse than it is).
-    builder = ms.builder.LocalBuilder(timeout_sec=600)
-    runner = ms.runner.LocalRunner(timeout_sec=300)
-    start = time.monotonic()
-    database = ms.tir_integration.tune_tir(
-        mod=mod, target=target, work_dir=a.work_dir, max_trials_global=a.trials,
-        num_trials_per_iter=min(a.per_iter, a.trials), builder=builder, runner=runner,
-        seed=a.seed)
-    tune_seconds = time.monotonic() - start
+    if a.retime_only:
+        # The database a finished run left in --work-dir: re-time its best
+        # without tuning again (tune_seconds is then unknown: null).
+        database = ms.database.JSONDatabase(
+            path_workload=os.path.join(a.work_dir, "database_workload.json"),
+            path_tuning_record=os.path.join(a.work_dir, "database_tuning_record.json"),
+            allow_missing=False)
+        tune_seconds = None
+    else:
+        # TVM's builder and runner with TVM's evaluator defaults; only the time
+        # limits are raised (the default 30 s build limit fails candidates on a
+        # busy 2-core machine, which would make TVM look worse than it is).
+        builder = ms.builder.LocalBuilder(timeout_sec=600)
+        runner = ms.runner.LocalRunner(timeout_sec=300)
+        start = time.monotonic()
+        database = ms.tir_integration.tune_tir(
+            mod=mod, target=target, work_dir=a.work_dir, max_trials_global=a.trials,
+            num_trials_per_iter=min(a.per_iter, a.trials), builder=builder, runner=runner,
+            seed=a.seed)
+        tune_seconds = time.monotonic() - start
 
     sch = ms.tir_integration.compile_tir(database, mod, target)
     if sch is None:
