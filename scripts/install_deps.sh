@@ -11,7 +11,7 @@ PACKAGES=(
   libgtest-dev libgmock-dev
   llvm-16-dev libzstd-dev
   libcli11-dev libspdlog-dev libfmt-dev nlohmann-json3-dev libxxhash-dev
-  libopenblas-dev libbenchmark-dev
+  libopenblas-dev libdnnl-dev libbenchmark-dev  # OpenBLAS and oneDNN: bench peers only (bench/CMakeLists.txt)
   chromium  # headless, for the browser test of `kiln report` (tests/tools/report_cli_test.cc)
   libssl-dev libcpp-httplib-dev openssl
 )
