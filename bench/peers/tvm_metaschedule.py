@@ -131,7 +131,9 @@ def main():
     rt = tvm.compile(sch.mod, target=target)
     dev = tvm.cpu(0)
     args = random_args(func, dev)
-    timer = rt.time_evaluator(rt.entry_name, dev, number=1, repeat=10, min_repeat_ms=100)
+    # 0.27's tvm.compile returns an Executable; its runtime module times.
+    lib = rt.mod if hasattr(rt, "mod") and not hasattr(rt, "time_evaluator") else rt
+    timer = lib.time_evaluator("main", dev, number=1, repeat=10, min_repeat_ms=100)
     best_s = float(np.median(timer(*args).results))
     records = len(database.get_all_tuning_records())
     print(json.dumps({
