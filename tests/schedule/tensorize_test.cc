@@ -3,7 +3,12 @@
 // are refused with the reason, and the trace replays and round-trips.
 #include <gtest/gtest.h>
 
+#include <map>
+
+#include "ir/error.h"
 #include "ir/interpreter.h"
+#include "ir/transform/passes.h"
+#include "ir/functor.h"
 #include "ir/ndarray.h"
 #include "ir/schedule/tensor_intrin.h"
 #include "ir/schedule/tensor_intrin_match.h"
@@ -222,6 +227,62 @@ TEST(Tensorize, TraceRoundTripAndReplayOnAnotherShape) {
   t.ApplyToSchedule(&again, false);
   EXPECT_FALSE(StructuralMismatch(sch.func(), again.func()).has_value());
   EXPECT_TRUE(SameResult(f, again.func()));
+}
+
+// The lowering pass turns each tensorized block into the annotated unit
+// loop of tensor_intrin.h, which AsLoweredTensorIntrin reads back.
+TEST(LowerTensorIntrin, TensorizedBlocksBecomeIntrinsicLoops) {
+  PrimFunc f = BatchMatmulNKKMFp16(1, 32, 32, 32);
+  Schedule sch(f);
+  PrimFunc low = transform::LowerTensorIntrin(TensorizedGemm(sch));
+  struct Finder : IRVisitor {
+    std::vector<LoweredTensorIntrin> found;
+    void VisitFor(const ForNode* op) override {
+      std::string why;
+      if (auto t = AsLoweredTensorIntrin(*op, &why)) found.push_back(*t);
+      EXPECT_EQ(why, "");
+      IRVisitor::VisitFor(op);
+    }
+  } finder;
+  finder.VisitStmt(low.body);
+  ASSERT_EQ(finder.found.size(), 5u) << ToText(low);
+  std::map<std::string, const LoweredTensorIntrin*> by_name;
+  for (const auto& t : finder.found) by_name[t.intrin->name] = &t;
+  const LoweredTensorIntrin* mma = by_name.at(kMma);
+  ASSERT_EQ(mma->operands.size(), 3u);
+  EXPECT_EQ(mma->operands[0].buffer.scope(), "wmma.accumulator");
+  EXPECT_TRUE(mma->operands[0].written);
+  EXPECT_FALSE(mma->operands[1].written);
+  EXPECT_EQ(mma->operands[1].buffer.scope(), "wmma.matrix_a");
+  // The last element is the first plus 15 in the two tile dimensions.
+  EXPECT_EQ(ToText(mma->operands[1].last[1]), ToText(mma->operands[1].first[1]) + " + 15");
+  const LoweredTensorIntrin* store = by_name.at(kStore);
+  EXPECT_EQ(store->operands[1].buffer.name(), "Z");
+  EXPECT_TRUE(store->operands[1].written);
+  // No tensorized block keeps its loops: the inner blocks are gone.
+  EXPECT_EQ(ToText(low).find("with T.block(\"Z\")"), std::string::npos) << ToText(low);
+}
+
+// A block marked with an intrinsic it does not compute is an error naming
+// it, not wrong code.
+TEST(LowerTensorIntrin, AMarkThatNoLongerMatchesIsAnError) {
+  PrimFunc f = BatchMatmulNKKMFp16(1, 32, 32, 32);
+  Schedule sch(f);
+  std::string text = ToText(TensorizedGemm(sch));
+  const std::string from = "\"kiln.tensor_intrin\": \"wmma_store_16x16x16_f32_global\"";
+  size_t at = text.find(from);
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, from.size(), "\"kiln.tensor_intrin\": \"wmma_fill_16x16x16_f32\"");
+  PrimFunc broken = ParseFunc(text);
+  try {
+    transform::LowerTensorIntrin(broken);
+    ADD_FAILURE() << "expected an IRError";
+  } catch (const IRError& e) {
+    EXPECT_NE(std::string(e.what()).find("was tensorized with wmma_fill_16x16x16_f32 but no "
+                                         "longer matches it"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 }  // namespace
