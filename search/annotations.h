@@ -28,6 +28,10 @@ inline constexpr char kThreadExtentHigh[] = "meta_schedule.thread_extent_high_in
 // Cache-read block (GPU): fetch it with all threads of the block, `value`
 // elements per thread at a time (RewriteCooperativeFetch).
 inline constexpr char kCooperativeFetch[] = "meta_schedule.cooperative_fetch";
+// On a block whose statements a whole warp runs together (tensor cores):
+// the cooperative fetches then use the warp's lanes as threadIdx.x
+// (MultiLevelTilingTensorCore sets it, RewriteCooperativeFetch reads it).
+inline constexpr char kWarpExecution[] = "warp_execution";
 // Loop: what RewriteParallelVectorizeUnroll leaves for the unroller.
 inline constexpr char kPragmaAutoUnrollMaxStep[] = "pragma_auto_unroll_max_step";
 inline constexpr char kPragmaUnrollExplicit[] = "pragma_unroll_explicit";

@@ -4,6 +4,7 @@
 
 #include "search/postproc.h"
 #include "search/schedule_rule.h"
+#include "search/schedule_rule/multi_level_tiling_tensor_core.h"
 #include "search/space_generator.h"
 
 namespace kiln::search {
@@ -46,6 +47,10 @@ std::vector<ScheduleRulePtr> DefaultCUDARules() {
   pvu.unroll_max_steps = {0, 16, 32, 64, 128, 256, 512, 1024};
   pvu.unroll_explicit = true;
   return {
+      // Before MultiLevelTiling, as TVM's cuda-tensorcore rule list has it;
+      // it leaves every block that is not an fp16 GEMM (and every target
+      // below sm_80) to the rules after it.
+      MakeMultiLevelTilingTensorCore(),
       MakeMultiLevelTiling(mlt),
       MakeInlineConstantScalars(),
       MakeAutoInline(inline_config),

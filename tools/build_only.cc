@@ -13,6 +13,24 @@
 
 namespace kiln::tools {
 
+namespace {
+
+// Tensor-core instructions in PTX: the wmma.* and mma.* ones.
+int64_t TensorCoreInstructions(const std::string& ptx) {
+  int64_t n = 0;
+  size_t line = 0;
+  while (line < ptx.size()) {
+    size_t end = ptx.find('\n', line);
+    if (end == std::string::npos) end = ptx.size();
+    size_t p = ptx.find_first_not_of(" \t", line);
+    if (p < end && (ptx.compare(p, 5, "wmma.") == 0 || ptx.compare(p, 4, "mma.") == 0)) ++n;
+    line = end + 1;
+  }
+  return n;
+}
+
+}  // namespace
+
 int BuildOnly(const ResolvedWorkload& w, const ir::Target& target, int64_t candidates,
               uint64_t seed, bool as_json) {
   search::TuneContext ctx =
@@ -21,7 +39,7 @@ int BuildOnly(const ResolvedWorkload& w, const ir::Target& target, int64_t candi
   if (spaces.empty()) throw std::runtime_error("the design space of " + w.label + " is empty");
   std::vector<ir::Trace> sketches;
   for (const auto& s : spaces) sketches.push_back(s.trace().Simplified(true).WithoutDecisions());
-  int64_t built = 0, build_failed = 0;
+  int64_t built = 0, build_failed = 0, tensor_core = 0;
   std::map<std::string, int64_t> rejected;  // by postprocessor
   nlohmann::json rows = nlohmann::json::array();
   // Like ReplayTrace: draw until `candidates` samples passed the
@@ -53,12 +71,15 @@ int BuildOnly(const ResolvedWorkload& w, const ir::Target& target, int64_t candi
       ++rejected["sampling"];
     }
     size_t ptx_bytes = 0;
+    int64_t tc_instructions = 0;
     if (status == "built") {
       try {
         if (target.kind == ir::Target::Kind::kCUDA) {
           codegen::CudaModule m = codegen::BuildCudaSource(sch.func(), target);
           codegen::CudaBinary bin = codegen::CompileCuda(m.source, target.arch, w.label + ".cu");
           ptx_bytes = bin.ptx.size();
+          tc_instructions = TensorCoreInstructions(bin.ptx);
+          tensor_core += tc_instructions > 0;
         } else {
           ptx_bytes = codegen::BuildObject(sch.func(), target).object.size();
         }
@@ -71,10 +92,21 @@ int BuildOnly(const ResolvedWorkload& w, const ir::Target& target, int64_t candi
     }
     if (status.rfind("rejected", 0) == 0) continue;  // counted; the summary names them
     if (as_json) {
-      rows.push_back({{"draw", i}, {"status", status}, {"detail", detail}, {"bytes", ptx_bytes}});
+      rows.push_back({{"draw", i},
+                      {"status", status},
+                      {"detail", detail},
+                      {"bytes", ptx_bytes},
+                      {"tensor_core_instructions", tc_instructions}});
     } else {
       std::cout << "draw " << i << ": " << status;
-      if (ptx_bytes) std::cout << " (" << ptx_bytes << " bytes of " << (target.kind == ir::Target::Kind::kCUDA ? "PTX" : "object") << ")";
+      if (ptx_bytes) {
+        std::cout << " (" << ptx_bytes << " bytes of "
+                  << (target.kind == ir::Target::Kind::kCUDA ? "PTX" : "object");
+        if (tc_instructions > 0) {
+          std::cout << ", " << tc_instructions << " tensor-core (wmma/mma) instructions";
+        }
+        std::cout << ")";
+      }
       if (!detail.empty()) std::cout << ": " << detail.substr(0, detail.find('\n'));
       std::cout << "\n";
     }
@@ -83,13 +115,17 @@ int BuildOnly(const ResolvedWorkload& w, const ir::Target& target, int64_t candi
     nlohmann::json out = {{"workload", w.label},     {"target", target.ToString()},
                           {"sketches", spaces.size()}, {"draws", draws}, {"built", built},
                           {"build_failed", build_failed}, {"rejected", rejected},
+                          {"tensor_core_candidates", tensor_core},
                           {"candidates", rows}};
     std::cout << out.dump(2) << "\n";
   } else {
     std::cout << w.label << " on '" << target.ToString() << "': " << spaces.size()
               << " sketch(es), " << draws << " draws: " << built << " of " << candidates
               << " candidates built";
-    if (target.kind == ir::Target::Kind::kCUDA) std::cout << " and assembled for " << target.arch;
+    if (target.kind == ir::Target::Kind::kCUDA) {
+      std::cout << " and assembled for " << target.arch;
+      if (tensor_core > 0) std::cout << " (" << tensor_core << " on tensor cores)";
+    }
     for (const auto& [name, n] : rejected) std::cout << ", " << n << " draws rejected by " << name;
     if (build_failed) std::cout << ", " << build_failed << " FAILED to build";
     std::cout << "\n";

@@ -2,11 +2,14 @@
 # The GPU device check of issue 19, one command on a machine with an NVIDIA
 # GPU: unpacks the self-contained Kiln bundle (scripts/gpu_bundle.sh, made
 # on a build machine and carried here), tunes fp32 GEMM 1024^3 (GMM:3) and
-# softmax 1024x1024 (SFM:2) with ReplayTrace on the GPU (every measured
+# softmax 1024x1024 (SFM:2) and the fp16 GEMM 1024^3 on tensor cores
+# (GMM_FP16:3: float16 inputs, float32 accumulation, wmma; sm_80 and later)
+# with ReplayTrace on the GPU (every measured
 # kernel is checked by the runner against the CPU reference of the
 # unscheduled workload), and prints Kiln's best against PyTorch (cuBLAS for
-# the GEMM, fp32 with TF32 off; torch.softmax) as a ratio, with the goal of
-# 0.5x met or not.
+# the GEMM, fp32 with TF32 off; torch.softmax; torch.matmul in fp16 for the
+# tensor-core GEMM) as a ratio, with the goal of 0.5x met or not (the goal is
+# issue 19's for fp32; the fp16 line is reported against the same mark).
 #
 #   bash bench/gpu/device_check.sh [BUNDLE]   # default build/gpu-bundle/kiln-gpu.tar.xz
 # Environment: KILN_GPU_TRIALS (64 per workload), KILN_GPU_TARGET (default:
@@ -28,6 +31,11 @@ if command -v nvidia-smi >/dev/null; then
   cap="$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -1 | tr -d ' .')"
 fi
 target="${KILN_GPU_TARGET:-cuda -arch=sm_${cap:-90}}"
+# Half precision and tensor cores compile against the toolkit's headers
+# (cuda_fp16.h, mma.h; codegen/cuda/nvrtc_compiler.h says where Kiln looks).
+if [ -z "${KILN_CUDA_INCLUDE:-}" ] && command -v nvcc >/dev/null; then
+  export KILN_CUDA_INCLUDE="$(dirname "$(dirname "$(command -v nvcc)")")/include"
+fi
 echo "device_check: target '$target', $trials trials per workload (ReplayTrace)"
 db="$work/gpu.db"
 # A first, cheap step: the bundle builds CUDA candidates here (NVRTC and
@@ -36,6 +44,11 @@ db="$work/gpu.db"
 
 # workload label, then the baseline's arguments (bench/gpu/torch_baseline.py)
 checks=("GMM:3|gemm 1 1024 1024 1024" "SFM:2|softmax 1024 1024")
+if [ "${cap:-90}" -ge 80 ]; then
+  checks+=("GMM_FP16:3|gemm_fp16 1 1024 1024 1024")
+else
+  echo "device_check: sm_${cap} is below sm_80: no tensor-core GEMM (MultiLevelTilingTensorCore needs sm_80+)"
+fi
 status=0
 for c in "${checks[@]}"; do
   w="${c%%|*}"

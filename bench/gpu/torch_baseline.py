@@ -4,6 +4,8 @@ TF32 off, timed with CUDA events (warm-up, then the median of repeats of
 `number` calls each, as Kiln's runner times a candidate).
 
   torch_baseline.py gemm B N M K   # torch.matmul of (B,N,K) x (B,K,M): cuBLAS
+  torch_baseline.py gemm_fp16 B N M K  # the same in float16 (tensor cores; cuBLAS
+                                       # accumulates in fp32, the output is fp16)
   torch_baseline.py softmax M N    # torch.softmax over the last axis of (M,N)
 
 Prints one JSON line: {"op", "shape", "median_seconds", "library"}.
@@ -46,6 +48,13 @@ def main():
         out = torch.empty(b, n, m, device=dev, dtype=torch.float32)
         secs = time_op(lambda: torch.matmul(a, w, out=out))
         lib = "cuBLAS (torch.matmul, fp32, TF32 off)"
+    elif op == "gemm_fp16":
+        b, n, m, k = dims
+        a = torch.rand(b, n, k, device=dev, dtype=torch.float16)
+        w = torch.rand(b, k, m, device=dev, dtype=torch.float16)
+        out = torch.empty(b, n, m, device=dev, dtype=torch.float16)
+        secs = time_op(lambda: torch.matmul(a, w, out=out))
+        lib = "cuBLAS (torch.matmul, fp16 in and out, tensor cores)"
     elif op == "softmax":
         m, n = dims
         x = torch.rand(m, n, device=dev, dtype=torch.float32)

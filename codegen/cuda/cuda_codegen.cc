@@ -9,10 +9,12 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "codegen/cuda/cuda_wmma.h"
 #include "codegen/llvm_backend.h"
 #include "ir/error.h"
 #include "ir/functor.h"
 #include "ir/op.h"
+#include "ir/schedule/tensor_intrin.h"
 #include "ir/transform/gpu_kernels.h"
 #include "ir/transform/lower.h"
 #include "ir/transform/verify_gpu_code.h"
@@ -32,6 +34,7 @@ using ir::StmtKind;
 std::string CType(DataType t) {
   if (t.lanes() != 1) Fail("vector type " + t.str() + " (lowered code is scalar)");
   if (t.is_bool()) return "bool";
+  if (t.is_float() && t.bits() == 16) return "half";  // cuda_fp16.h
   if (t.is_float() && t.bits() == 32) return "float";
   if (t.is_float() && t.bits() == 64) return "double";
   if (t.is_int() || t.is_uint()) {
@@ -110,6 +113,7 @@ class KernelEmitter {
         const auto* c = v.as<ir::CallNode>();
         if (c != nullptr && c->op == ir::CallOp::kStorageSync) {
           os << pad << "__syncthreads();\n";
+
         } else if (v.as<ir::IntImmNode>() == nullptr) {
           os << pad << Emit(v) << ";\n";
         }
@@ -134,6 +138,14 @@ class KernelEmitter {
       }
       case StmtKind::kFor: {
         const auto* f = s.as<ir::ForNode>();
+        std::string why;
+        if (auto t = ir::AsLoweredTensorIntrin(*f, &why)) {
+          os << WmmaStatement(
+              *t, pad, [&](const Expr& x) { return Emit(x); },
+              [&](const ir::Buffer& b) { return BufName(b); });
+          return;
+        }
+        if (!why.empty()) Fail(why);
         if (f->for_kind == ir::ForKind::kParallel || f->for_kind == ir::ForKind::kThreadBinding) {
           Fail(std::string("a ") + ir::ForKindName(f->for_kind) + " loop (" + f->loop_var.name() +
                ") inside a kernel body");
@@ -155,10 +167,17 @@ class KernelEmitter {
       case StmtKind::kBlockRealize: {
         const ir::BlockNode& b = *s.as<ir::BlockRealizeNode>()->block.get();
         bool local = false;
-        for (const auto& buf : b.alloc_buffers) local = local || buf.scope() == "local";
+        for (const auto& buf : b.alloc_buffers) {
+          local = local || buf.scope() == "local" || IsWmmaScope(buf.scope());
+        }
         if (local) os << pad << "{\n";
         int inner = local ? indent + 1 : indent;
         for (const auto& buf : b.alloc_buffers) {
+          if (IsWmmaScope(buf.scope())) {  // one fragment array per warp
+            os << std::string(static_cast<size_t>(inner) * 2, ' ')
+               << WmmaFragmentDecl(buf, DeclareBuffer(buf)) << "\n";
+            continue;
+          }
           if (buf.scope() != "local") continue;  // shared: declared at the kernel's top
           int64_t n = 0;
           if (buf.ndim() != 1 || !ir::AsConstInt(buf.shape()[0], &n)) {
@@ -213,9 +232,42 @@ class KernelEmitter {
     return {s + ")", kPrimary};
   }
 
+  // cuda_fp16.h gives half the four operations and comparisons; everything
+  // else (min/max, remainders, the math library) runs in float, as the CPU
+  // backend does (codegen/llvm_emit_expr.cc).
+  static bool IsHalf(DataType t) { return t.is_float() && t.bits() == 16; }
+  static Expr InFloat(const Expr& e) { return ir::Cast(DataType::Float32(), e); }
+  Code HalfViaFloat(const Expr& e) {
+    auto back = [&](Expr f) { return E(ir::Cast(e.dtype(), std::move(f))); };
+    if (const auto* c = e.as<ir::CallNode>()) {
+      std::vector<Expr> args;
+      for (const Expr& a : c->args) args.push_back(IsHalf(a.dtype()) ? InFloat(a) : a);
+      Expr f = ir::Call(c->op, std::move(args));
+      return f.dtype().is_bool() ? E(f) : back(f);
+    }
+    const auto* b = e.as<ir::BinaryNode>();
+    Expr x = InFloat(b->a), y = InFloat(b->b);
+    switch (e.kind()) {
+      case ExprKind::kMod: return back(ir::TruncMod(x, y));
+      case ExprKind::kFloorDiv: return back(ir::FloorDiv(x, y));
+      case ExprKind::kMin: return back(ir::Min(x, y));
+      case ExprKind::kMax: return back(ir::Max(x, y));
+      default: break;
+    }
+    Fail("no half-precision form of expression kind " + std::to_string(static_cast<int>(e.kind())));
+  }
+
   Code E(const Expr& e) {
     if (!e.defined()) Fail("undefined expression");
     DataType t = e.dtype();
+    if (IsHalf(t) || (e.kind() == ExprKind::kCall && !e.as<ir::CallNode>()->args.empty() &&
+                      IsHalf(e.as<ir::CallNode>()->args[0].dtype()))) {
+      bool via_float = e.kind() == ExprKind::kMod || e.kind() == ExprKind::kFloorDiv ||
+                       e.kind() == ExprKind::kMin || e.kind() == ExprKind::kMax ||
+                       (e.kind() == ExprKind::kCall &&
+                        e.as<ir::CallNode>()->op != ir::CallOp::kIfThenElse);
+      if (via_float) return HalfViaFloat(e);
+    }
     switch (e.kind()) {
       case ExprKind::kIntImm: {
         int64_t v = e.as<ir::IntImmNode>()->value;
@@ -229,6 +281,10 @@ class KernelEmitter {
         return {s, v < 0 ? kUnary : kPrimary};
       }
       case ExprKind::kFloatImm: {
+        if (IsHalf(t)) {
+          return {"__float2half_rn(" + FloatLiteral(e.as<ir::FloatImmNode>()->value,
+                                                    DataType::Float32()) + ")"};
+        }
         std::string s = FloatLiteral(e.as<ir::FloatImmNode>()->value, t);
         return {s, s[0] == '-' ? kUnary : kPrimary};
       }
@@ -297,6 +353,17 @@ class KernelEmitter {
       }
       case ExprKind::kCast: {
         const auto* c = e.as<ir::CastNode>();
+        DataType from = c->value.dtype();
+        if (IsHalf(t)) {  // through float: __half has no constructor for every type
+          std::string v = from == DataType::Float32() ? E(c->value).text
+                                                      : "(float)" + Wrap(E(c->value), kUnary);
+          return {"__float2half_rn(" + v + ")"};
+        }
+        if (IsHalf(from)) {
+          std::string v = "__half2float(" + E(c->value).text + ")";
+          if (t == DataType::Float32()) return {v};
+          return {"(" + CType(t) + ")" + v, kUnary};
+        }
         return {"(" + CType(t) + ")" + Wrap(E(c->value), kUnary), kUnary};
       }
       case ExprKind::kBufferLoad: {
@@ -385,7 +452,27 @@ class BufferUse : public ir::IRVisitor {
     written.insert(op->buffer.get());
     IRVisitor::VisitBufferStore(op);
   }
+  void VisitFor(const ir::ForNode* op) override {  // a tensor-core store writes
+    if (auto t = ir::AsLoweredTensorIntrin(*op)) {
+      for (const auto& o : t->operands) {
+        if (o.written) written.insert(o.buffer.get());
+      }
+    }
+    IRVisitor::VisitFor(op);
+  }
 };
+
+bool UsesTensorIntrin(const Stmt& s) {
+  struct Finder : ir::IRVisitor {
+    bool found = false;
+    void VisitFor(const ir::ForNode* op) override {
+      found = found || op->annotations.count(ir::kTensorIntrinAttr) > 0;
+      IRVisitor::VisitFor(op);
+    }
+  } f;
+  f.VisitStmt(s);
+  return f.found;
+}
 
 int64_t Elements(const ir::Buffer& b) {
   int64_t n = 1;
@@ -412,6 +499,17 @@ __device__ __forceinline__ T kiln_floormod(T a, T b) {
   return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
 }
 )";
+
+// True when `word` occurs in `text` with no identifier character on either side.
+bool UsesWord(const std::string& text, const std::string& word) {
+  auto ident = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  for (size_t p = text.find(word); p != std::string::npos; p = text.find(word, p + 1)) {
+    bool left = p == 0 || !ident(text[p - 1]);
+    bool right = p + word.size() >= text.size() || !ident(text[p + word.size()]);
+    if (left && right) return true;
+  }
+  return false;
+}
 
 }  // namespace
 
@@ -449,7 +547,6 @@ CudaModule EmitCudaSource(const ir::PrimFunc& lowered) {
     m.buffers.push_back({n, all[i].dtype().str(), Elements(all[i]), i >= lowered.params.size()});
   }
   std::ostringstream os;
-  os << "// CUDA C++ generated by Kiln from " << lowered.name << ".\n" << kPrelude;
   for (size_t k = 0; k < ks.kernels.size(); ++k) {
     const auto& kern = ks.kernels[k];
     CudaLaunch l;
@@ -477,29 +574,44 @@ CudaModule EmitCudaSource(const ir::PrimFunc& lowered) {
     // Shared buffers: static arrays at the top; shared.dyn ones carved out of
     // the one dynamic shared array, each aligned to 16 bytes.
     int64_t dyn_offset = 0;
+    // nvcuda::wmma loads and stores need 256-bit aligned pointers.
+    const int64_t align = UsesTensorIntrin(kern.body) ? 32 : 16;
     for (const ir::Buffer& b : kern.shared) {
       int64_t n = Elements(b);
       if (n <= 0 || b.ndim() != 1) Fail("shared buffer '" + b.name() + "' has no constant size");
       std::string name = em.DeclareBuffer(b);
       if (b.scope() == "shared") {
-        body << "  __shared__ __align__(16) " << CType(b.dtype()) << " " << name << "[" << n
+        body << "  __shared__ __align__(" << align << ") " << CType(b.dtype()) << " " << name << "[" << n
              << "];\n";
         l.static_shared_bytes += Bytes(b);
       } else {
         body << "  " << CType(b.dtype()) << "* " << name << " = reinterpret_cast<"
              << CType(b.dtype()) << "*>(kiln_dynamic_shared + " << dyn_offset << ");\n";
-        dyn_offset += (Bytes(b) + 15) / 16 * 16;
+        dyn_offset += (Bytes(b) + align - 1) / align * align;
       }
     }
     l.dynamic_shared_bytes = dyn_offset;
     em.EmitStmt(kern.body, 1, body);
     os << "\nextern \"C\" __global__ void __launch_bounds__(" << threads << ") " << l.kernel
        << "(" << params << ") {\n";
-    if (dyn_offset > 0) os << "  extern __shared__ __align__(16) unsigned char kiln_dynamic_shared[];\n";
+    if (dyn_offset > 0) {
+      os << "  extern __shared__ __align__(" << align << ") unsigned char kiln_dynamic_shared[];\n";
+    }
     os << body.str() << "}\n";
     m.launches.push_back(std::move(l));
   }
-  m.source = os.str() + "\n" + m.LaunchText();
+  // The headers go in only where the kernels need them (NVRTC then needs the
+  // toolkit's include directory, nvrtc_compiler.h): "half" is a reserved
+  // word of Sanitize, so it appears only as the type.
+  const std::string kernels = os.str();
+  std::string head = "// CUDA C++ generated by Kiln from " + lowered.name + ".\n";
+  if (UsesWord(kernels, "half") || kernels.find("__float2half_rn") != std::string::npos ||
+      kernels.find("__half2float") != std::string::npos) {
+    head += "#include <cuda_fp16.h>\n";
+  }
+  if (kernels.find("nvcuda::wmma::") != std::string::npos) head += "#include <mma.h>\n";
+  head += kPrelude;
+  m.source = head + kernels + "\n" + m.LaunchText();
   return m;
 }
 

@@ -3,6 +3,8 @@
 #include <nvJitLink.h>
 #include <nvrtc.h>
 
+#include <cstdlib>
+#include <filesystem>
 #include <memory>
 #include <vector>
 
@@ -41,6 +43,27 @@ std::string NvrtcVersion() {
   return "NVRTC " + std::to_string(major) + "." + std::to_string(minor);
 }
 
+std::string CudaIncludeDir() {
+  std::vector<std::string> candidates;
+  for (const char* env : {"KILN_CUDA_INCLUDE", "CUDA_HOME", "CUDA_PATH"}) {
+    const char* v = std::getenv(env);
+    if (v == nullptr || *v == '\0') continue;
+    std::string dir = v;
+    candidates.push_back(std::string(env) == "KILN_CUDA_INCLUDE" ? dir : dir + "/include");
+  }
+  candidates.push_back("/usr/local/cuda/include");
+  for (const std::string& dir : candidates) {
+    if (std::filesystem::exists(dir + "/cuda_fp16.h") && std::filesystem::exists(dir + "/mma.h")) {
+      return dir;
+    }
+  }
+  std::string tried;
+  for (const std::string& dir : candidates) tried += (tried.empty() ? "" : ", ") + dir;
+  throw BuildError("the CUDA toolkit's headers (cuda_fp16.h, mma.h) are needed for half precision "
+                   "and tensor cores and were not found in " + tried +
+                   "; set KILN_CUDA_INCLUDE to the toolkit's include directory");
+}
+
 CudaBinary CompileCuda(const std::string& source, const std::string& arch,
                        const std::string& name) {
   const int sm = SmVersion(arch);
@@ -52,8 +75,15 @@ CudaBinary CompileCuda(const std::string& source, const std::string& arch,
   std::unique_ptr<nvrtcProgram, void (*)(nvrtcProgram*)> guard(
       &prog, [](nvrtcProgram* p) { nvrtcDestroyProgram(p); });
   const std::string gpu_arch = "--gpu-architecture=compute_" + std::to_string(sm);
-  const char* opts[] = {gpu_arch.c_str(), "--std=c++17"};
-  nvrtcResult r = nvrtcCompileProgram(prog, 2, opts);
+  std::vector<const char*> opts = {gpu_arch.c_str(), "--std=c++17"};
+  // Half precision and tensor cores need the toolkit's headers (cuda_fp16.h,
+  // mma.h), which NVRTC does not carry; plain kernels include nothing.
+  std::string include;
+  if (source.find("#include <") != std::string::npos) {
+    include = "--include-path=" + CudaIncludeDir();
+    opts.push_back(include.c_str());
+  }
+  nvrtcResult r = nvrtcCompileProgram(prog, static_cast<int>(opts.size()), opts.data());
   size_t log_size = 0;
   nvrtcGetProgramLogSize(prog, &log_size);
   std::string log(log_size, '\0');

@@ -25,6 +25,12 @@ int SmVersion(const std::string& arch);
 CudaBinary CompileCuda(const std::string& source, const std::string& arch,
                        const std::string& name = "kiln_kernel.cu");
 
+// The CUDA toolkit's include directory, which a source with #include lines
+// (cuda_fp16.h for half, mma.h for tensor cores) needs: $KILN_CUDA_INCLUDE,
+// $CUDA_HOME/include, $CUDA_PATH/include or /usr/local/cuda/include, the
+// first holding cuda_fp16.h and mma.h. Throws BuildError naming where it looked.
+std::string CudaIncludeDir();
+
 // Assembles PTX for `arch` with nvJitLink and returns the cubin; throws
 // BuildError with nvJitLink's error log.
 std::string AssemblePtx(const std::string& ptx, const std::string& arch);

@@ -6,6 +6,7 @@
 
 #include "ir/schedule/instruction.h"
 #include "ir/schedule/primitive/kinds.h"
+#include "ir/schedule/tensorize.h"
 
 namespace kiln::ir {
 
@@ -41,6 +42,7 @@ const std::vector<const InstructionKind*>& AllInstructionKinds() {
       &kinds::DecomposeReduction(),
       &kinds::RFactor(),
       &kinds::Blockize(),
+      &kinds::Tensorize(),
       &kinds::TransformLayout(),
   };
   return kinds;

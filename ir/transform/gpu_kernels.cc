@@ -16,9 +16,10 @@ class SharedCollector : public IRVisitor {
     for (const auto& b : op->alloc_buffers) {
       if (b.scope() == "shared" || b.scope() == "shared.dyn") {
         shared.push_back(b);
-      } else if (b.scope() != "local") {
+      } else if (b.scope() != "local" && b.scope().rfind("wmma.", 0) != 0) {
         throw IRError("buffer '" + b.name() + "' of scope \"" + b.scope() +
-                      "\" is allocated inside a GPU kernel; only shared and local memory can be");
+                      "\" is allocated inside a GPU kernel; only shared, local and wmma fragment memory "
+                      "can be");
       }
     }
     IRVisitor::VisitBlock(op);

@@ -22,6 +22,7 @@
 #include "ir/error.h"
 #include "ir/functor.h"
 #include "ir/op.h"
+#include "ir/schedule/tensor_intrin.h"
 #include "ir/substitute.h"
 #include "ir/transform/passes.h"
 
@@ -70,6 +71,16 @@ class AccessOf : public IRVisitor {
   void VisitBufferStore(const BufferStoreNode* op) override {
     if (IsShared(op->buffer)) acc.writes.insert(op->buffer.get());
     IRVisitor::VisitBufferStore(op);
+  }
+  // A tensor-core store to shared memory writes the tile its operand loads
+  // only name (ir/schedule/tensor_intrin.h).
+  void VisitFor(const ForNode* op) override {
+    if (auto t = AsLoweredTensorIntrin(*op)) {
+      for (const auto& o : t->operands) {
+        if (o.written && IsShared(o.buffer)) acc.writes.insert(o.buffer.get());
+      }
+    }
+    IRVisitor::VisitFor(op);
   }
 };
 

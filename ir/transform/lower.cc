@@ -24,6 +24,7 @@ std::vector<Pass> LoweringPipeline(const Target& target) {
   std::vector<Pass> passes = LoweringPipeline();
   if (target.kind == Target::Kind::kCUDA) {
     passes.insert(passes.begin(), {"lower_cross_thread_reduction", LowerCrossThreadReduction});
+    passes.insert(passes.begin(), {"lower_tensor_intrin", LowerTensorIntrin});
     passes.push_back({"lower_thread_binding", LowerThreadBinding});
     passes.push_back({"inject_storage_sync", InjectStorageSync});
   }

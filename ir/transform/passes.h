@@ -66,6 +66,11 @@ PrimFunc UnrollLoops(const PrimFunc& func);
 // the other two after the passes above; gpu_kernels.h describes the form they produce).
 namespace kiln::ir::transform {
 
+// Blocks Tensorize marked become one annotated unit loop each, naming the
+// first and last element of every operand tile (block form, so this runs
+// first; lower_tensor_intrin.cc, ir/schedule/tensor_intrin.h).
+PrimFunc LowerTensorIntrin(const PrimFunc& func);
+
 // Reductions whose reduce loop is bound to threadIdx (block form, so this
 // runs first): per-thread partials, then a tree over them in shared memory
 // (lower_cross_thread_reduction.cc shows the code made).

@@ -255,8 +255,10 @@ bool PerIterationSafe(const std::vector<UseFinder::RegionUse>& uses,
 // CompactBufferAllocation sizes it for all threads of the block); global
 // buffers are allocated by the host, so they stay above every thread-bound
 // loop. Programs for a CPU have no thread-bound loops: nothing changes there.
+// Tensor-core fragments (wmma.*) are one per warp, like local memory.
 bool IsGpuLocalScope(const std::string& scope) {
-  return scope == "shared" || scope == "shared.dyn" || scope == "local";
+  return scope == "shared" || scope == "shared.dyn" || scope == "local" ||
+         scope.rfind("wmma.", 0) == 0;
 }
 
 class AllocCollector : public IRVisitor {

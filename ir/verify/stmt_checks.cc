@@ -351,10 +351,18 @@ void Verifier::CheckInit(const BlockNode* b, bool has_reduce) {
         "reduction");
   }
   if (b->init || !has_reduce) return;
-  // frames_.back() is b's own frame; its parent holds b's earlier siblings.
-  const Frame& parent = frames_[frames_.size() - 2];
+  // frames_.back() is b's own frame; its parent holds b's earlier siblings,
+  // and the frames above it those of the enclosing blocks (the inner block
+  // of a blockized reduction is initialised by its outer block's init
+  // block, a sibling of the outer block).
+  auto initialised = [&](const BufferNode* buf) {
+    for (size_t f = frames_.size() - 1; f-- > 0;) {
+      if (frames_[f].child_writes.count(buf)) return true;
+    }
+    return false;
+  };
   for (const auto& w : b->writes) {
-    if (parent.child_writes.count(w.buffer.get())) continue;  // initialised by an earlier block
+    if (initialised(w.buffer.get())) continue;  // initialised by an earlier block
     for (const auto& r : b->reads) {
       if (w.buffer.defined() && w.buffer == r.buffer) {
         Report("the block reduces into buffer " + Q(w.buffer.name()) +

@@ -1,4 +1,5 @@
-// Matrix products of the suite: GMM, TBG, matmul, matmul_relu and GEMV.
+// Matrix products of the suite: GMM, TBG, matmul, matmul_relu and GEMV; and
+// GMM_FP16, GMM with half inputs and a float accumulator (variants.h).
 #include <vector>
 
 #include "ir/compute/compute.h"
@@ -7,6 +8,7 @@
 #include "ir/op.h"
 #include "ir/workloads/builder_util.h"
 #include "ir/workloads/suite.h"
+#include "ir/workloads/variants.h"
 
 namespace kiln::ir {
 
@@ -25,6 +27,21 @@ PrimFunc BatchMatmulNKKM(int64_t B, int64_t N, int64_t M, int64_t K) {
                          return compute::sum(x(i[0], i[1], k.var) * y(i[0], k.var, i[2]), {k});
                        },
                        "Z", {"b", "i", "j"});
+  return compute::CreatePrimFunc({x, y, z});
+}
+
+PrimFunc BatchMatmulNKKMFp16(int64_t B, int64_t N, int64_t M, int64_t K) {
+  RequirePositive("batch_matmul_nkkm_fp16", {{"B", B}, {"N", N}, {"M", M}, {"K", K}});
+  Tensor x = compute::placeholder({B, N, K}, DataType::Float(16), "X");
+  Tensor y = compute::placeholder({B, K, M}, DataType::Float(16), "Y");
+  IterVar k = compute::reduce_axis(K, "k");
+  const DataType f32 = DataType::Float32();
+  Tensor z = compute::compute(
+      {B, N, M},
+      [&](const std::vector<Var>& i) -> Body {
+        return compute::sum(Cast(f32, x(i[0], i[1], k.var)) * Cast(f32, y(i[0], k.var, i[2])), {k});
+      },
+      "Z", {"b", "i", "j"});
   return compute::CreatePrimFunc({x, y, z});
 }
 

@@ -5,6 +5,7 @@
 
 #include "ir/flops.h"
 #include "ir/op.h"
+#include "ir/workloads/variants.h"
 
 namespace kiln::ir {
 
@@ -121,6 +122,16 @@ const std::vector<Family>& Families() {
   return families;
 }
 
+// Families one can name but that are not part of the suite (variants.h).
+const std::vector<Family>& Variants() {
+  static const std::vector<Family> variants = {
+      {"GMM_FP16",
+       [](const Params& p) { return BatchMatmulNKKMFp16(p[0], p[1], p[2], p[3]); },
+       {{1, 128, 128, 128}, {1, 512, 32, 512}, {1, 512, 512, 512}, {1, 1024, 1024, 1024}}},
+  };
+  return variants;
+}
+
 std::string FormatParams(const Params& p) {
   std::string s = "(";
   for (size_t i = 0; i < p.size(); ++i) {
@@ -131,7 +142,11 @@ std::string FormatParams(const Params& p) {
 }
 
 const Family& Find(const std::string& name, int index) {
-  for (const auto& f : Families()) {
+  std::vector<const Family*> all;
+  for (const auto& f : Families()) all.push_back(&f);
+  for (const auto& f : Variants()) all.push_back(&f);
+  for (const Family* fp : all) {
+    const Family& f = *fp;
     if (f.name != name) continue;
     if (index < 0 || index >= static_cast<int>(f.configs.size())) {
       throw std::invalid_argument("workload " + name + " has configs 0.." +
@@ -141,7 +156,7 @@ const Family& Find(const std::string& name, int index) {
     return f;
   }
   std::string valid;
-  for (const auto& f : Families()) valid += (valid.empty() ? "" : ", ") + f.name;
+  for (const Family* f : all) valid += (valid.empty() ? "" : ", ") + f->name;
   throw std::invalid_argument("unknown workload '" + name + "'; valid names: " + valid);
 }
 

@@ -3,13 +3,15 @@
 // block together. Its fused innermost loop is split into [rest, (ty,) tx,
 // (lanes)] with tx / ty the threadIdx extents bound before it in the trace,
 // and the lanes vectorized (1 when they do not divide the extent or the block
-// moves values wider than 4 bytes).
+// moves values wider than 4 bytes). An Annotate of warp_execution before it
+// (MultiLevelTilingTensorCore's) makes tx the warp size, as in TVM.
 #include <algorithm>
 #include <functional>
 
 #include "ir/op.h"
 #include "search/annotations.h"
 #include "search/postproc.h"
+#include "search/tune_context.h"
 
 namespace kiln::search {
 namespace {
@@ -30,6 +32,7 @@ int MaxDtypeBytes(const ir::BlockNode& b) {
 class RewriteCooperativeFetch : public Postproc {
  public:
   std::string Name() const override { return "RewriteCooperativeFetch"; }
+  void Initialize(const TuneContext& ctx) override { warp_size_ = ctx.target.WarpSize(); }
   bool Apply(ir::Schedule* sch, std::string* why) override {
     int64_t tx = -1, ty = -1;
     std::vector<std::function<void()>> tasks;
@@ -44,6 +47,9 @@ class RewriteCooperativeFetch : public Postproc {
           continue;  // the loop is gone; its extent no longer matters
         }
         (axis == "threadIdx.x" ? tx : ty) = e;
+      } else if (inst.kind == "Annotate" && inst.attrs.size() == 1 &&
+                 inst.attrs[0].get<std::string>() == ann::kWarpExecution) {
+        tx = warp_size_;
       } else if (inst.kind == "Annotate" && inst.attrs.size() == 1 &&
                  inst.attrs[0].get<std::string>() == ann::kCooperativeFetch &&
                  !inst.inputs.empty() && inst.inputs[0].rv.kind == ir::RVKind::kBlock) {
@@ -79,6 +85,9 @@ class RewriteCooperativeFetch : public Postproc {
     }
     return true;
   }
+
+ private:
+  int64_t warp_size_ = 32;
 };
 
 }  // namespace

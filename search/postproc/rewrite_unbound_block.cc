@@ -1,6 +1,7 @@
 // RewriteUnboundBlock (GPU): a block the rules left without a blockIdx and a
 // threadIdx loop above it gets bound like AutoBind binds, with as many
 // threads as fit (no sampling: a postprocessor must not add decisions).
+// Blocks nested in other blocks go where their outer block goes.
 #include <algorithm>
 
 #include "ir/schedule/tree.h"
@@ -25,6 +26,12 @@ class RewriteUnboundBlock : public Postproc {
       if (name == "root" || !sch->HasBlock(name)) continue;
       try {
         ir::BlockRV b = sch->GetBlock(name);
+        // A block nested in another (the inner block of a blockized or
+        // tensorized one) runs where its outer block runs; as in TVM, only
+        // the outermost blocks below the root are bound.
+        int blocks_above = 0;
+        for (const ir::Stmt& s : sch->PathOf(b)) blocks_above += s.as<ir::BlockRealizeNode>() != nullptr;
+        if (blocks_above > 2) continue;
         BindBlockThreadIdx(*sch, b, max_threadblocks_, max_threads_,
                            [&](int64_t max_extent) { return ir::Factor{max_extent}; });
       } catch (const ir::ScheduleError& e) {

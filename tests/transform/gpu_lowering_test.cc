@@ -61,11 +61,12 @@ TEST(GpuLowering, CpuPipelineIsUnchangedAndCudaAddsTheGpuPasses) {
   for (const auto& p : transform::LoweringPipeline(Target::Parse("llvm"))) llvm.push_back(p.name);
   for (const auto& p : transform::LoweringPipeline(kSm90)) cuda.push_back(p.name);
   EXPECT_EQ(cpu, llvm);
-  ASSERT_EQ(cuda.size(), cpu.size() + 3);
-  EXPECT_EQ(cuda[0], "lower_cross_thread_reduction");
-  EXPECT_EQ(std::vector<std::string>(cuda.begin() + 1, cuda.end() - 2), cpu);
-  EXPECT_EQ(cuda[cpu.size() + 1], "lower_thread_binding");
-  EXPECT_EQ(cuda[cpu.size() + 2], "inject_storage_sync");
+  ASSERT_EQ(cuda.size(), cpu.size() + 4);
+  EXPECT_EQ(cuda[0], "lower_tensor_intrin");
+  EXPECT_EQ(cuda[1], "lower_cross_thread_reduction");
+  EXPECT_EQ(std::vector<std::string>(cuda.begin() + 2, cuda.end() - 2), cpu);
+  EXPECT_EQ(cuda[cpu.size() + 2], "lower_thread_binding");
+  EXPECT_EQ(cuda[cpu.size() + 3], "inject_storage_sync");
 }
 
 TEST(GpuLowering, ThreadBoundLoopsBecomeTheLaunchGrid) {

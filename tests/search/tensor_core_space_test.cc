@@ -1,0 +1,156 @@
+// The tensor-core design space: on sm_80 and later an fp16 GEMM's sketch is
+// MultiLevelTilingTensorCore's (every stage tensorized with the wmma
+// intrinsics), its samples compute the workload, and what the CUDA
+// postprocessors accept builds to PTX that NVRTC fills with wmma
+// instructions and the toolkit's ptxas accepts for sm_90. Below sm_80, and
+// for float32, the plain MultiLevelTiling sketch stays.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "../schedule/schedule_test_util.h"
+#include "codegen/cuda/cuda_codegen.h"
+#include "codegen/cuda/nvrtc_compiler.h"
+#include "codegen/llvm_backend.h"
+#include "ir/text/printer.h"
+#include "ir/workloads/suite.h"
+#include "ir/workloads/variants.h"
+#include "search/postproc.h"
+#include "search/space_generator.h"
+#include "search_test_util.h"
+
+namespace kiln::search {
+namespace {
+
+size_t Count(const std::string& text, const std::string& needle) {
+  size_t n = 0;
+  for (size_t p = text.find(needle); p != std::string::npos; p = text.find(needle, p + 1)) ++n;
+  return n;
+}
+
+size_t Tensorizes(const ir::Schedule& sch) {
+  size_t n = 0;
+  for (const ir::Instruction& inst : sch.trace().insts()) n += inst.kind == "Tensorize";
+  return n;
+}
+
+std::string Postprocess(const TuneContext& ctx, ir::Schedule* sch) {
+  sch->EnterPostproc();
+  for (const PostprocPtr& p : ctx.postprocs) {
+    std::string why;
+    if (!p->Apply(sch, &why)) return p->Name() + ": " + why;
+  }
+  return "";
+}
+
+int RunPtxas(const std::string& ptx, std::string* log) {
+  namespace fs = std::filesystem;
+  fs::path dir = fs::temp_directory_path() /
+                 ("kiln_tc_ptxas_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()));
+  fs::create_directories(dir);
+  fs::path in = dir / "k.ptx", out = dir / "k.cubin", msg = dir / "log.txt";
+  std::ofstream(in) << ptx;
+  std::string cmd = std::string("\"") + KILN_PTXAS + "\" -arch=sm_90 -o \"" + out.string() +
+                    "\" \"" + in.string() + "\" > \"" + msg.string() + "\" 2>&1";
+  int rc = std::system(cmd.c_str());
+  std::ifstream m(msg);
+  log->assign(std::istreambuf_iterator<char>(m), {});
+  fs::remove_all(dir);
+  return rc;
+}
+
+TEST(TensorCoreSpace, Fp16GemmOnSm90IsOneTensorizedSketch) {
+  TuneContext ctx = testing::Context(ir::MakeWorkload("GMM_FP16", 0), "cuda -arch=sm_90");
+  std::vector<ir::Schedule> spaces = ctx.space_generator->Generate(ctx);
+  ASSERT_EQ(spaces.size(), 1u);
+  // mma, fill, the two fragment loads and the store.
+  EXPECT_EQ(Tensorizes(spaces[0]), 5u) << spaces[0].trace().AsPython();
+  std::string text = ir::ToText(spaces[0].func());
+  for (const char* scope : {"wmma.matrix_a", "wmma.matrix_b", "wmma.accumulator"}) {
+    EXPECT_NE(text.find(scope), std::string::npos) << scope;
+  }
+  EXPECT_TRUE(ir::testing::SameResult(ctx.workload, spaces[0].func(), 3, true));
+}
+
+TEST(TensorCoreSpace, BelowSm80AndForFloat32TheSketchHasNoTensorCores) {
+  for (const char* target : {"cuda -arch=sm_75", "cuda -arch=sm_70"}) {
+    TuneContext ctx = testing::Context(ir::MakeWorkload("GMM_FP16", 0), target);
+    std::vector<ir::Schedule> spaces = ctx.space_generator->Generate(ctx);
+    ASSERT_EQ(spaces.size(), 1u) << target;
+    EXPECT_EQ(Tensorizes(spaces[0]), 0u) << target;
+  }
+  TuneContext ctx = testing::Context(ir::MakeWorkload("GMM", 0), "cuda -arch=sm_90");
+  std::vector<ir::Schedule> spaces = ctx.space_generator->Generate(ctx);
+  ASSERT_EQ(spaces.size(), 1u);
+  EXPECT_EQ(Tensorizes(spaces[0]), 0u);
+}
+
+// Samples of the sketch at fresh decisions: those the postprocessors accept
+// compute the GEMM, and their PTX holds the wmma instructions.
+TEST(TensorCoreSpace, AcceptedSamplesBuildToWmmaPtxForSm90) {
+  const ir::PrimFunc original = ir::BatchMatmulNKKMFp16(1, 64, 64, 64);
+  TuneContext ctx = testing::Context(original, "cuda -arch=sm_90", /*seed=*/5);
+  std::vector<ir::Schedule> spaces = ctx.space_generator->Generate(ctx);
+  ASSERT_EQ(spaces.size(), 1u);
+  ir::Trace sketch = spaces[0].trace().Simplified(true).WithoutDecisions();
+  int built = 0;
+  std::string reasons;
+  for (int64_t seed = 1; seed <= 64 && built < 3; ++seed) {
+    ir::Schedule fresh(original, seed * 7919);
+    ASSERT_NO_THROW(sketch.ApplyToSchedule(&fresh, true));
+    std::string why = Postprocess(ctx, &fresh);
+    if (!why.empty()) {
+      reasons += "\n  " + why;
+      continue;
+    }
+    ASSERT_TRUE(ir::testing::SameResult(original, fresh.func(), 3, true)) << "seed " << seed;
+    codegen::CudaModule m;
+    codegen::CudaBinary bin;
+    try {
+      m = codegen::BuildCudaSource(fresh.func(), ctx.target);
+      bin = codegen::CompileCuda(m.source, "sm_90", "gmm_fp16.cu");
+    } catch (const codegen::BuildError& e) {
+      FAIL() << "seed " << seed << ": " << e.what() << "\n" << ir::ToText(fresh.func());
+    }
+    EXPECT_NE(m.source.find("#include <mma.h>"), std::string::npos);
+    EXPECT_NE(m.source.find("nvcuda::wmma::mma_sync("), std::string::npos) << m.source;
+    EXPECT_GE(Count(bin.ptx, "wmma.mma.sync.aligned"), 1u) << m.source;
+    EXPECT_GE(Count(bin.ptx, "wmma.load.a.sync.aligned"), 1u);
+    EXPECT_GE(Count(bin.ptx, "wmma.load.b.sync.aligned"), 1u);
+    EXPECT_GE(Count(bin.ptx, "wmma.store.d.sync.aligned"), 1u);
+    EXPECT_FALSE(bin.cubin.empty());
+    std::string log;
+    EXPECT_EQ(RunPtxas(bin.ptx, &log), 0) << log;
+    ++built;
+  }
+  EXPECT_GE(built, 1) << "no sample passed the postprocessors:" << reasons;
+}
+
+// Half-precision code without tensor cores (the plain sketch on sm_75)
+// compiles too: loads of half, conversions to float, the float accumulator.
+TEST(TensorCoreSpace, HalfPrecisionWithoutTensorCoresBuilds) {
+  const ir::PrimFunc original = ir::BatchMatmulNKKMFp16(1, 64, 64, 64);
+  TuneContext ctx = testing::Context(original, "cuda -arch=sm_75", /*seed=*/5);
+  std::vector<ir::Schedule> spaces = ctx.space_generator->Generate(ctx);
+  ASSERT_EQ(spaces.size(), 1u);
+  ir::Trace sketch = spaces[0].trace().Simplified(true).WithoutDecisions();
+  int built = 0;
+  for (int64_t seed = 1; seed <= 256 && built < 1; ++seed) {
+    ir::Schedule fresh(original, seed * 7919);
+    sketch.ApplyToSchedule(&fresh, true);
+    if (!Postprocess(ctx, &fresh).empty()) continue;
+    codegen::CudaModule m = codegen::BuildCudaSource(fresh.func(), ctx.target);
+    EXPECT_NE(m.source.find("#include <cuda_fp16.h>"), std::string::npos);
+    EXPECT_NE(m.source.find("__half2float("), std::string::npos) << m.source;
+    codegen::CudaBinary bin = codegen::CompileCuda(m.source, "sm_75", "gmm_fp16_simt.cu");
+    EXPECT_EQ(Count(bin.ptx, "wmma."), 0u);
+    EXPECT_NE(bin.ptx.find("cvt.f32.f16"), std::string::npos);
+    ++built;
+  }
+  EXPECT_EQ(built, 1);
+}
+
+}  // namespace
+}  // namespace kiln::search
