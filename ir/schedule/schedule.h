@@ -23,8 +23,8 @@
 #include "ir/schedule/instruction.h"
 #include "ir/schedule/random_engine.h"
 #include "ir/schedule/schedule_error.h"
+#include "ir/schedule/stmt_path.h"
 #include "ir/schedule/trace.h"
-#include "ir/schedule/tree.h"
 
 namespace kiln::ir {
 

@@ -3,7 +3,7 @@
 // threads as fit (no sampling: a postprocessor must not add decisions).
 #include <algorithm>
 
-#include "ir/schedule/tree.h"
+#include "ir/schedule/stmt_path.h"
 #include "search/postproc.h"
 #include "search/thread_bind.h"
 #include "search/tune_context.h"
