@@ -2,7 +2,7 @@
 
 #include <limits>
 
-namespace kiln::ir::inst {
+namespace kiln::ir::kind_definition {
 
 namespace {
 
@@ -167,4 +167,4 @@ std::string PyAssign(const std::vector<std::string>& outputs) {
   return s + " = ";
 }
 
-}  // namespace kiln::ir::inst
+}  // namespace kiln::ir::kind_definition

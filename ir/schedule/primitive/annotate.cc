@@ -77,7 +77,8 @@ void Schedule::Annotate(BlockOrLoop target, const std::string& key, const AnnVal
     ann[key] = stored;
     SetAnnotations(this, target, std::move(ann));
   }
-  Record(kinds::Annotate().name, {Arg(target), recorded}, nlohmann::json::array({key}), {});
+  Record(instruction_kinds::Annotate().name, {Arg(target), recorded}, nlohmann::json::array({key}),
+         {});
 }
 
 void Schedule::Unannotate(BlockOrLoop target, const std::string& key) {
@@ -91,15 +92,15 @@ void Schedule::Unannotate(BlockOrLoop target, const std::string& key) {
   Annotations ann = current;
   ann.erase(key);
   SetAnnotations(this, target, std::move(ann));
-  Record(kinds::Unannotate().name, {Arg(target)}, nlohmann::json::array({key}), {});
+  Record(instruction_kinds::Unannotate().name, {Arg(target)}, nlohmann::json::array({key}), {});
 }
 
-namespace kinds {
+namespace instruction_kinds {
 
 const InstructionKind& Annotate() {
-  static const InstructionKind k = inst::DefineKind(
+  static const InstructionKind k = kind_definition::DefineKind(
       "Annotate", {},
-      [](Schedule& sch, const inst::Args& a) -> std::vector<RVRef> {
+      [](Schedule& sch, const kind_definition::Args& a) -> std::vector<RVRef> {
         a.ExpectInputs(2);
         a.ExpectAttrs(1);
         BlockOrLoop target = a.BlockOrLoopArg(0);
@@ -124,7 +125,7 @@ const InstructionKind& Annotate() {
         sch.Annotate(target, a.AttrStr(0), value);
         return {};
       },
-      [](inst::PyCall& py) {
+      [](kind_definition::PyCall& py) {
         py.Arg("block_or_loop", py.in[0])
             .Arg("ann_key", py.attrs[0].dump())
             .Arg("ann_val", py.in[1]);
@@ -140,15 +141,15 @@ const InstructionKind& Annotate() {
 }
 
 const InstructionKind& Unannotate() {
-  static const InstructionKind k = inst::DefineKind(
+  static const InstructionKind k = kind_definition::DefineKind(
       "Unannotate", {},
-      [](Schedule& sch, const inst::Args& a) -> std::vector<RVRef> {
+      [](Schedule& sch, const kind_definition::Args& a) -> std::vector<RVRef> {
         a.ExpectInputs(1);
         a.ExpectAttrs(1);
         sch.Unannotate(a.BlockOrLoopArg(0), a.AttrStr(0));
         return {};
       },
-      [](inst::PyCall& py) {
+      [](kind_definition::PyCall& py) {
         py.Arg("block_or_loop", py.in[0]).Arg("ann_key", py.attrs[0].dump());
       },
       [](const std::vector<InstArg>&, const nlohmann::json& attrs) -> std::string {
@@ -160,5 +161,5 @@ const InstructionKind& Unannotate() {
   return k;
 }
 
-}  // namespace kinds
+}  // namespace instruction_kinds
 }  // namespace kiln::ir

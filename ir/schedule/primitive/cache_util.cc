@@ -352,9 +352,9 @@ BlockRV FinishCache(Schedule* sch, const std::string& kind, const StmtPath& scop
 InstructionKind CacheKind(const std::string& name, const std::string& index_arg,
                           BlockRV (Schedule::*fn)(BlockRV, int, const std::string&,
                                                   const std::vector<BlockRV>&)) {
-  return inst::DefineKind(
+  return kind_definition::DefineKind(
       name, {},
-      [fn](Schedule& sch, const inst::Args& a) -> std::vector<RVRef> {
+      [fn](Schedule& sch, const kind_definition::Args& a) -> std::vector<RVRef> {
         // TVM before consumer_blocks recorded the block alone.
         if (a.size() != 1 && a.size() != 2) {
           a.Fail("expected 2 inputs (block, consumer_blocks), got " + std::to_string(a.size()));
@@ -365,9 +365,9 @@ InstructionKind CacheKind(const std::string& name, const std::string& index_arg,
                           a.size() > 1 ? a.BlockList(1) : std::vector<BlockRV>{})
                     .ref()};
       },
-      [index_arg](inst::PyCall& py) {
+      [index_arg](kind_definition::PyCall& py) {
         py.Arg("block", py.in[0]).Arg(index_arg, py.attrs[0].dump());
-        py.Arg("storage_scope", inst::PyStr(py.attrs[1].get<std::string>()));
+        py.Arg("storage_scope", kind_definition::PyStr(py.attrs[1].get<std::string>()));
         if (py.in.size() > 1 && py.in[1] != "[]" && py.in[1] != "None") {
           py.Arg("consumer_blocks", py.in[1]);
         }

@@ -308,7 +308,8 @@ void Schedule::Parallel(LoopRV loop) {
   StmtPath path = PathOf(loop);
   ParallelChecker(this, "parallel", path, "").Check();
   SetBodyKeepingFacts(WithKind(path, ForKind::kParallel, ""));
-  Record(kinds::Parallel().name, {InstArg::Of(loop.ref())}, nlohmann::json::array(), {});
+  Record(instruction_kinds::Parallel().name, {InstArg::Of(loop.ref())}, nlohmann::json::array(),
+         {});
 }
 
 void Schedule::Vectorize(LoopRV loop) {
@@ -321,7 +322,8 @@ void Schedule::Vectorize(LoopRV loop) {
   }
   ParallelChecker(this, "vectorize", path, "").Check();
   SetBodyKeepingFacts(WithKind(path, ForKind::kVectorized, ""));
-  Record(kinds::Vectorize().name, {InstArg::Of(loop.ref())}, nlohmann::json::array(), {});
+  Record(instruction_kinds::Vectorize().name, {InstArg::Of(loop.ref())}, nlohmann::json::array(),
+         {});
 }
 
 void Schedule::Bind(LoopRV loop, const std::string& thread_axis) {
@@ -339,29 +341,30 @@ void Schedule::Bind(LoopRV loop, const std::string& thread_axis) {
   }
   ParallelChecker(this, "bind", path, thread_axis).Check();
   SetBodyKeepingFacts(WithKind(path, ForKind::kThreadBinding, thread_axis));
-  Record(kinds::Bind().name, {InstArg::Of(loop.ref())}, nlohmann::json::array({thread_axis}), {});
+  Record(instruction_kinds::Bind().name, {InstArg::Of(loop.ref())},
+         nlohmann::json::array({thread_axis}), {});
 }
 
 void Schedule::Unroll(LoopRV loop) {
   StmtPath path = PathOf(loop);
   SetBodyKeepingFacts(WithKind(path, ForKind::kUnrolled, ""));
-  Record(kinds::Unroll().name, {InstArg::Of(loop.ref())}, nlohmann::json::array(), {});
+  Record(instruction_kinds::Unroll().name, {InstArg::Of(loop.ref())}, nlohmann::json::array(), {});
 }
 
-namespace kinds {
+namespace instruction_kinds {
 
 namespace {
 
 InstructionKind LoopKind(const std::string& name, void (Schedule::*fn)(LoopRV)) {
-  return inst::DefineKind(
+  return kind_definition::DefineKind(
       name, {},
-      [fn](Schedule& sch, const inst::Args& a) -> std::vector<RVRef> {
+      [fn](Schedule& sch, const kind_definition::Args& a) -> std::vector<RVRef> {
         a.ExpectInputs(1);
         a.ExpectAttrs(0);
         (sch.*fn)(a.Loop(0));
         return {};
       },
-      [](inst::PyCall& py) { py.Arg("loop", py.in[0]); });
+      [](kind_definition::PyCall& py) { py.Arg("loop", py.in[0]); });
 }
 
 }  // namespace
@@ -382,15 +385,17 @@ const InstructionKind& Unroll() {
 }
 
 const InstructionKind& Bind() {
-  static const InstructionKind k = inst::DefineKind(
+  static const InstructionKind k = kind_definition::DefineKind(
       "Bind", {},
-      [](Schedule& sch, const inst::Args& a) -> std::vector<RVRef> {
+      [](Schedule& sch, const kind_definition::Args& a) -> std::vector<RVRef> {
         a.ExpectInputs(1);
         a.ExpectAttrs(1);
         sch.Bind(a.Loop(0), a.AttrStr(0));
         return {};
       },
-      [](inst::PyCall& py) { py.Arg("loop", py.in[0]).Arg("thread_axis", py.attrs[0].dump()); },
+      [](kind_definition::PyCall& py) {
+        py.Arg("loop", py.in[0]).Arg("thread_axis", py.attrs[0].dump());
+      },
       [](const std::vector<InstArg>&, const nlohmann::json& attrs) -> std::string {
         if (!attrs.is_array() || attrs.size() != 1 || !attrs[0].is_string()) {
           return "Bind takes one attribute, the thread axis name";
@@ -400,5 +405,5 @@ const InstructionKind& Bind() {
   return k;
 }
 
-}  // namespace kinds
+}  // namespace instruction_kinds
 }  // namespace kiln::ir
