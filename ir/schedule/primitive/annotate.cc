@@ -108,13 +108,13 @@ const InstructionKind& Annotate() {
         AnnValue value;
         switch (v.kind) {
           case InstArg::Kind::kInt:
-            value = v.i;
+            value = v.int_value;
             break;
           case InstArg::Kind::kFloat:
-            value = v.f;
+            value = v.float_value;
             break;
           case InstArg::Kind::kString:
-            value = v.s;
+            value = v.str_value;
             break;
           case InstArg::Kind::kRV:
             value = a.Expr(1);

@@ -217,7 +217,7 @@ const InstructionKind& Split() {
               factors.emplace_back(std::monostate{});
               break;
             case InstArg::Kind::kInt:
-              factors.emplace_back(f.i);
+              factors.emplace_back(f.int_value);
               break;
             default:
               factors.emplace_back(a.Expr(i));
