@@ -480,26 +480,25 @@ def main(A: T.Buffer((4,), "float32"), C: T.Buffer((4,), "float32")):
   Schedule sch(good);
   BlockRV c = sch.GetBlock("C");
   LoopRV j = sch.GetLoops(c)[0];
-  const std::string self_contained =
-      "self-contained: j@" +
-      std::to_string(reinterpret_cast<uintptr_t>(sch.Get(j).loop_var.get()));
+  const ScheduleFact self_contained = ScheduleFact::SelfContainedLoop(sch.Get(j).loop_var);
+  const ScheduleFact affine = ScheduleFact::AffineBinding("C");
   sch.Parallel(j);
   EXPECT_TRUE(sch.KnowsFact(self_contained));
-  EXPECT_TRUE(sch.KnowsFact("affine: C"));
+  EXPECT_TRUE(sch.KnowsFact(affine));
   sch.Annotate(c, "hint", int64_t{1});
   sch.Unroll(j);
   EXPECT_TRUE(sch.KnowsFact(self_contained));  // kinds and annotations only
-  EXPECT_TRUE(sch.KnowsFact("affine: C"));
+  EXPECT_TRUE(sch.KnowsFact(affine));
   sch.Split(j, {int64_t{2}, int64_t{2}});
   EXPECT_FALSE(sch.KnowsFact(self_contained));  // a loop rewrite forgets
-  EXPECT_FALSE(sch.KnowsFact("affine: C"));
+  EXPECT_FALSE(sch.KnowsFact(affine));
 
   Schedule again(good);
   LoopRV j2 = again.GetLoops(again.GetBlock("C"))[0];
   again.Parallel(j2);
   // A new body with another data flow: the old facts must not vouch for it.
   again.SetBody(bad.body);
-  EXPECT_FALSE(again.KnowsFact("affine: C"));
+  EXPECT_FALSE(again.KnowsFact(affine));
   KILN_EXPECT_SCHEDULE_ERROR(again.Vectorize(again.GetLoops(again.GetBlock("C"))[0]),
                              "vectorize: iterations of loop j depend on each other");
 }

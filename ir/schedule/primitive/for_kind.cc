@@ -181,7 +181,8 @@ class ParallelChecker {
   // scope check and the per-block check both need it, and vectorize after
   // parallel asks again about the same blocks).
   bool Affine(const StmtPath& block_path, std::string* why) {
-    std::string fact = "affine: " + block_path.back().as<BlockRealizeNode>()->block->name;
+    ScheduleFact fact =
+        ScheduleFact::AffineBinding(block_path.back().as<BlockRealizeNode>()->block->name);
     if (sch_->KnowsFact(fact)) return true;
     if (!IsAffineBinding(block_path, why)) return false;
     sch_->NoteFact(std::move(fact));
@@ -197,7 +198,7 @@ class ParallelChecker {
       StmtPath block_path = prefix;
       block_path.insert(block_path.end(), rel.begin(), rel.end());
       const BlockNode* b = block_path.back().as<BlockRealizeNode>()->block.get();
-      std::string compact = "compact: " + b->name;
+      ScheduleFact compact = ScheduleFact::CompactDataFlow(b->name);
       if (sch_->KnowsFact(compact)) continue;
       std::string why_complete, why_reduction;
       if (IsCompleteBlock(block_path, &why_complete)) {
@@ -229,10 +230,7 @@ class ParallelChecker {
   // also refused pairs outside the loop whose regions the analysis cannot
   // bound, such as a transposed convolution's halo fetch.)
   void CheckSelfContained() {
-    // Keyed by the loop variable's identity: the loop keeps it through kind
-    // changes, and any other rewrite forgets every fact.
-    std::string fact = "self-contained: " + LoopName() + "@" +
-                       std::to_string(reinterpret_cast<uintptr_t>(loop_->loop_var.get()));
+    ScheduleFact fact = ScheduleFact::SelfContainedLoop(loop_->loop_var);
     if (sch_->KnowsFact(fact)) return;
     StmtPath scope_path = ScopePathOf(path_);
     const StmtNode* loop = path_.back().get();
