@@ -130,7 +130,16 @@ class Schedule {
   // ---- Markers -------------------------------------------------------------
   void EnterPostproc();
 
-  // ---- For primitive implementations --------------------------------------
+  // The block or loop a BlockOrLoop handle names, as an InstArg.
+  static InstArg Arg(BlockOrLoop t);
+
+ private:
+  // The implementation hooks of the primitives. Schedule's own members (one
+  // primitive a file in ir/schedule/primitive/) use them directly; helper
+  // code of the primitives that is not a member goes through
+  // ScheduleMutator (schedule_mutator.h), the only friend.
+  friend class ScheduleMutator;
+
   // Installs a new function body (after a primitive rebuilt the tree).
   // Either forgets every fact proved about the old function (see KnowsFact).
   void SetBody(Stmt body) {
@@ -160,10 +169,7 @@ class Schedule {
   // Appends one instruction to the trace.
   void Record(const std::string& kind, std::vector<InstArg> inputs, nlohmann::json attrs,
               std::vector<RVRef> outputs, std::optional<nlohmann::json> decision = std::nullopt);
-  // The block or loop a BlockOrLoop handle names, as an InstArg.
-  static InstArg Arg(BlockOrLoop t);
 
- private:
   enum class LoopMark : uint8_t { kNone, kInline, kRoot };
   struct Symbol {
     RVKind kind;

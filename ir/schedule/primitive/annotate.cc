@@ -11,6 +11,7 @@
 #include "ir/schedule/define_kind.h"
 #include "ir/schedule/primitive/kinds.h"
 #include "ir/schedule/schedule.h"
+#include "ir/schedule/schedule_mutator.h"
 
 namespace kiln::ir {
 
@@ -34,13 +35,13 @@ void SetAnnotations(Schedule* sch, const BlockOrLoop& t, Annotations ann) {
     StmtPath path = sch->PathOf(*b);
     BlockNode n = *path.back().as<BlockRealizeNode>()->block.get();
     n.annotations = std::move(ann);
-    sch->SetBodyKeepingFacts(ReplaceBlockAlongPath(path, MakeBlock(std::move(n))));
+    ScheduleMutator(*sch).SetBodyKeepingFacts(ReplaceBlockAlongPath(path, MakeBlock(std::move(n))));
     return;
   }
   StmtPath path = sch->PathOf(std::get<LoopRV>(t));
   auto n = MakeNode<ForNode>(*path.back().as<ForNode>());
   n->annotations = std::move(ann);
-  sch->SetBodyKeepingFacts(ReplaceAlongPath(path, Stmt(std::move(n))));
+  ScheduleMutator(*sch).SetBodyKeepingFacts(ReplaceAlongPath(path, Stmt(std::move(n))));
 }
 
 const Annotations& AnnotationsOf(const Schedule& sch, const BlockOrLoop& t) {

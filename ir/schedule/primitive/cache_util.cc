@@ -1,4 +1,3 @@
-#include "ir/schedule/define_kind.h"
 #include "ir/schedule/primitive/cache_util.h"
 
 #include <algorithm>
@@ -7,7 +6,9 @@
 #include "ir/arith/int_set.h"
 #include "ir/functor.h"
 #include "ir/op.h"
+#include "ir/schedule/define_kind.h"
 #include "ir/schedule/schedule_error.h"
+#include "ir/schedule/schedule_mutator.h"
 #include "ir/substitute.h"
 
 namespace kiln::ir::cache {
@@ -339,13 +340,14 @@ BlockRV FinishCache(Schedule* sch, const std::string& kind, const StmtPath& scop
   r.stage = r.is_write ? MakeCopyStage(name, cached, r.from, region, an)
                        : MakeCopyStage(name, r.from, cached, region, an);
   r.alloc = cached;
-  sch->SetBody(RewriteScope(scope_path, r));
+  ScheduleMutator mutator(*sch);
+  mutator.SetBody(RewriteScope(scope_path, r));
 
-  BlockRV out = sch->NewBlockRV(name);
+  BlockRV out = mutator.NewBlockRV(name);
   std::vector<InstArg> consumers;
   for (BlockRV c : consumer_blocks) consumers.push_back(InstArg::Of(c.ref()));
-  sch->Record(kind, {InstArg::Of(block.ref()), InstArg::List(std::move(consumers))},
-              nlohmann::json::array({buffer_index, storage_scope}), {out.ref()});
+  mutator.Record(kind, {InstArg::Of(block.ref()), InstArg::List(std::move(consumers))},
+                 nlohmann::json::array({buffer_index, storage_scope}), {out.ref()});
   return out;
 }
 

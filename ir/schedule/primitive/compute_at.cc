@@ -23,12 +23,13 @@
 #include "ir/arith/analyzer.h"
 #include "ir/arith/int_set.h"
 #include "ir/op.h"
-#include "ir/text/printer.h"
 #include "ir/schedule/analysis.h"
 #include "ir/schedule/define_kind.h"
 #include "ir/schedule/primitive/kinds.h"
 #include "ir/schedule/schedule.h"
+#include "ir/schedule/schedule_mutator.h"
 #include "ir/substitute.h"
+#include "ir/text/printer.h"
 
 namespace kiln::ir {
 namespace {
@@ -607,9 +608,10 @@ void ComputeAtImpl(Schedule& sch, BlockRV block, LoopRV loop, bool preserve_unit
   Stmt body = MoveBlockUnderLoop(
       sch.func(), name, sch.PathOf(loop).back().as<ForNode>()->loop_var.get(), preserve_unit_loops,
       index, reverse, primitive);
-  sch.SetBody(body);
-  sch.Record(kind.name, {InstArg::Of(block.ref()), InstArg::Of(loop.ref())},
-             nlohmann::json::array({preserve_unit_loops ? 1 : 0, index}), {});
+  ScheduleMutator mutator(sch);
+  mutator.SetBody(body);
+  mutator.Record(kind.name, {InstArg::Of(block.ref()), InstArg::Of(loop.ref())},
+                 nlohmann::json::array({preserve_unit_loops ? 1 : 0, index}), {});
 }
 
 }  // namespace

@@ -35,6 +35,7 @@
 #include "ir/schedule/define_kind.h"
 #include "ir/schedule/primitive/kinds.h"
 #include "ir/schedule/schedule.h"
+#include "ir/schedule/schedule_mutator.h"
 #include "ir/substitute.h"
 
 namespace kiln::ir {
@@ -183,9 +184,9 @@ class ParallelChecker {
   bool Affine(const StmtPath& block_path, std::string* why) {
     ScheduleFact fact =
         ScheduleFact::AffineBinding(block_path.back().as<BlockRealizeNode>()->block->name);
-    if (sch_->KnowsFact(fact)) return true;
+    if (ScheduleMutator(*sch_).KnowsFact(fact)) return true;
     if (!IsAffineBinding(block_path, why)) return false;
-    sch_->NoteFact(std::move(fact));
+    ScheduleMutator(*sch_).NoteFact(std::move(fact));
     return true;
   }
 
@@ -199,10 +200,10 @@ class ParallelChecker {
       block_path.insert(block_path.end(), rel.begin(), rel.end());
       const BlockNode* b = block_path.back().as<BlockRealizeNode>()->block.get();
       ScheduleFact compact = ScheduleFact::CompactDataFlow(b->name);
-      if (sch_->KnowsFact(compact)) continue;
+      if (ScheduleMutator(*sch_).KnowsFact(compact)) continue;
       std::string why_complete, why_reduction;
       if (IsCompleteBlock(block_path, &why_complete)) {
-        sch_->NoteFact(std::move(compact));
+        ScheduleMutator(*sch_).NoteFact(std::move(compact));
         continue;
       }
       // The reduction check starts with the binding, which CheckBlock needs
@@ -211,7 +212,7 @@ class ParallelChecker {
       std::string unused;
       bool affine = Affine(block_path, &unused);
       if (IsReductionBlock(block_path, &why_reduction, /*binding_known_affine=*/affine)) {
-        sch_->NoteFact(std::move(compact));
+        ScheduleMutator(*sch_).NoteFact(std::move(compact));
         continue;
       }
       Fail("loop " + LoopName() + " does not have compact data flow: its child block " +
@@ -231,7 +232,7 @@ class ParallelChecker {
   // bound, such as a transposed convolution's halo fetch.)
   void CheckSelfContained() {
     ScheduleFact fact = ScheduleFact::SelfContainedLoop(loop_->loop_var);
-    if (sch_->KnowsFact(fact)) return;
+    if (ScheduleMutator(*sch_).KnowsFact(fact)) return;
     StmtPath scope_path = ScopePathOf(path_);
     const StmtNode* loop = path_.back().get();
     StmtPath prefix(path_.begin(), path_.end() - 1);
@@ -242,7 +243,7 @@ class ParallelChecker {
         Fail("iterations of loop " + LoopName() + " depend on each other: " + why);
       }
     }
-    sch_->NoteFact(std::move(fact));
+    ScheduleMutator(*sch_).NoteFact(std::move(fact));
   }
 
   // Checks each block under the statement at the end of `path`.
