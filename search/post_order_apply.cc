@@ -1,6 +1,6 @@
 #include <utility>
 
-#include "ir/schedule/tree.h"
+#include "ir/schedule/stmt_path.h"
 #include "search/annotations.h"
 #include "search/rule_analysis.h"
 #include "search/space_generator.h"

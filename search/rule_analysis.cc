@@ -6,7 +6,7 @@
 
 #include "ir/functor.h"
 #include "ir/schedule/analysis.h"
-#include "ir/schedule/tree.h"
+#include "ir/schedule/stmt_path.h"
 #include "ir/structural_equal.h"
 #include "ir/substitute.h"
 #include "search/annotations.h"

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "ir/prim_func.h"
-#include "ir/schedule/tree.h"
+#include "ir/schedule/stmt_path.h"
 #include "ir/stmt.h"
 
 namespace kiln::ir {

@@ -3,7 +3,7 @@
 #include <cctype>
 #include <utility>
 
-namespace kiln::ir::inst {
+namespace kiln::ir::kind_definition {
 
 PyCall& PyCall::Arg(const std::string& name, const std::string& value) {
   return Positional(name + "=" + value);
@@ -50,4 +50,4 @@ InstructionKind DefineKind(const std::string& name, KindTraits traits, ApplyFn a
   return k;
 }
 
-}  // namespace kiln::ir::inst
+}  // namespace kiln::ir::kind_definition

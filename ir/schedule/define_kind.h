@@ -16,7 +16,7 @@
 #include "ir/schedule/instruction.h"
 #include "ir/schedule/schedule.h"
 
-namespace kiln::ir::inst {
+namespace kiln::ir::kind_definition {
 
 // One instruction as its kind's apply function reads it (the readers of
 // inst_args.h with the kind's name bound).
@@ -34,27 +34,37 @@ class Args {
   const nlohmann::json* decision() const { return decision_; }
 
   // Throws TraceError "<kind>: <what>".
-  [[noreturn]] void Fail(const std::string& what) const { inst::Fail(kind_, what); }
-  void ExpectInputs(size_t n) const { inst::ExpectInputs(kind_, inputs_, n); }
-  void ExpectAttrs(size_t n) const { inst::ExpectAttrs(kind_, attrs_, n); }
+  [[noreturn]] void Fail(const std::string& what) const { kind_definition::Fail(kind_, what); }
+  void ExpectInputs(size_t n) const { kind_definition::ExpectInputs(kind_, inputs_, n); }
+  void ExpectAttrs(size_t n) const { kind_definition::ExpectAttrs(kind_, attrs_, n); }
 
-  BlockRV Block(size_t i) const { return inst::Block(kind_, inputs_, i); }
-  LoopRV Loop(size_t i) const { return inst::Loop(kind_, inputs_, i); }
-  ExprRV Expr(size_t i) const { return inst::Expr(kind_, inputs_, i); }
-  BlockOrLoop BlockOrLoopArg(size_t i) const { return inst::BlockOrLoopArg(kind_, inputs_, i); }
-  int64_t Int(size_t i) const { return inst::Int(kind_, inputs_, i); }
-  std::string Str(size_t i) const { return inst::Str(kind_, inputs_, i); }
-  std::vector<BlockRV> BlockList(size_t i) const { return inst::BlockList(kind_, inputs_, i); }
+  BlockRV Block(size_t i) const { return kind_definition::Block(kind_, inputs_, i); }
+  LoopRV Loop(size_t i) const { return kind_definition::Loop(kind_, inputs_, i); }
+  ExprRV Expr(size_t i) const { return kind_definition::Expr(kind_, inputs_, i); }
+  BlockOrLoop BlockOrLoopArg(size_t i) const {
+    return kind_definition::BlockOrLoopArg(kind_, inputs_, i);
+  }
+  int64_t Int(size_t i) const { return kind_definition::Int(kind_, inputs_, i); }
+  std::string Str(size_t i) const { return kind_definition::Str(kind_, inputs_, i); }
+  std::vector<BlockRV> BlockList(size_t i) const {
+    return kind_definition::BlockList(kind_, inputs_, i);
+  }
 
-  int64_t AttrInt(size_t i) const { return inst::AttrInt(kind_, attrs_, i); }
-  bool AttrBool(size_t i) const { return inst::AttrBool(kind_, attrs_, i); }
-  std::string AttrStr(size_t i) const { return inst::AttrStr(kind_, attrs_, i); }
-  std::vector<int64_t> AttrInts(size_t i) const { return inst::AttrInts(kind_, attrs_, i); }
-  std::vector<double> AttrFloats(size_t i) const { return inst::AttrFloats(kind_, attrs_, i); }
+  int64_t AttrInt(size_t i) const { return kind_definition::AttrInt(kind_, attrs_, i); }
+  bool AttrBool(size_t i) const { return kind_definition::AttrBool(kind_, attrs_, i); }
+  std::string AttrStr(size_t i) const { return kind_definition::AttrStr(kind_, attrs_, i); }
+  std::vector<int64_t> AttrInts(size_t i) const {
+    return kind_definition::AttrInts(kind_, attrs_, i);
+  }
+  std::vector<double> AttrFloats(size_t i) const {
+    return kind_definition::AttrFloats(kind_, attrs_, i);
+  }
 
   // The decision read as an integer / a list of them (decision() not null).
-  int64_t DecisionInt() const { return inst::DecisionInt(kind_, *decision_); }
-  std::vector<int64_t> DecisionInts() const { return inst::DecisionInts(kind_, *decision_); }
+  int64_t DecisionInt() const { return kind_definition::DecisionInt(kind_, *decision_); }
+  std::vector<int64_t> DecisionInts() const {
+    return kind_definition::DecisionInts(kind_, *decision_);
+  }
 
  private:
   const std::string& kind_;
@@ -86,7 +96,7 @@ class PyCall {
   std::string Line() const;
 
   // An attribute read as a boolean (the error names the kind).
-  bool AttrBool(size_t i) const { return inst::AttrBool(kind_, attrs, i); }
+  bool AttrBool(size_t i) const { return kind_definition::AttrBool(kind_, attrs, i); }
 
  private:
   const std::string& kind_;
@@ -120,4 +130,4 @@ std::string PythonMethod(const std::string& kind);
 InstructionKind DefineKind(const std::string& name, KindTraits traits, ApplyFn apply,
                            PythonFn python, CheckFn check = nullptr);
 
-}  // namespace kiln::ir::inst
+}  // namespace kiln::ir::kind_definition

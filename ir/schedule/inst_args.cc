@@ -2,7 +2,7 @@
 
 #include <limits>
 
-namespace kiln::ir::inst {
+namespace kiln::ir::kind_definition {
 
 namespace {
 
@@ -75,13 +75,13 @@ BlockOrLoop BlockOrLoopArg(const std::string& kind, const std::vector<InstArg>& 
 int64_t Int(const std::string& kind, const std::vector<InstArg>& in, size_t i) {
   const InstArg& a = At(kind, in, i);
   if (a.kind != InstArg::Kind::kInt) Fail(kind, "input " + std::to_string(i) + " must be an integer");
-  return a.i;
+  return a.int_value;
 }
 
 std::string Str(const std::string& kind, const std::vector<InstArg>& in, size_t i) {
   const InstArg& a = At(kind, in, i);
   if (a.kind != InstArg::Kind::kString) Fail(kind, "input " + std::to_string(i) + " must be a string");
-  return a.s;
+  return a.str_value;
 }
 
 std::vector<BlockRV> BlockList(const std::string& kind, const std::vector<InstArg>& in, size_t i) {
@@ -167,4 +167,4 @@ std::string PyAssign(const std::vector<std::string>& outputs) {
   return s + " = ";
 }
 
-}  // namespace kiln::ir::inst
+}  // namespace kiln::ir::kind_definition

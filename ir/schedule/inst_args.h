@@ -12,7 +12,7 @@
 #include "ir/schedule/schedule.h"
 #include "ir/schedule/trace.h"
 
-namespace kiln::ir::inst {
+namespace kiln::ir::kind_definition {
 
 // Throws TraceError "<kind>: <what>".
 [[noreturn]] void Fail(const std::string& kind, const std::string& what);
@@ -47,4 +47,4 @@ std::string PyValue(const nlohmann::json& v);
 // "a, b = " for outputs (or "" when none); names given.
 std::string PyAssign(const std::vector<std::string>& outputs);
 
-}  // namespace kiln::ir::inst
+}  // namespace kiln::ir::kind_definition

@@ -46,16 +46,16 @@ struct InstArg {
   enum class Kind : uint8_t { kNone, kRV, kInt, kFloat, kString, kList };
   Kind kind = Kind::kNone;
   RVRef rv;
-  int64_t i = 0;
-  double f = 0;
-  std::string s;
+  int64_t int_value = 0;  // kInt
+  double float_value = 0;  // kFloat
+  std::string str_value;  // kString
   std::vector<InstArg> list;
 
   static InstArg None() { return {}; }
   static InstArg Of(RVRef r) { InstArg a; a.kind = Kind::kRV; a.rv = r; return a; }
-  static InstArg Int(int64_t v) { InstArg a; a.kind = Kind::kInt; a.i = v; return a; }
-  static InstArg Float(double v) { InstArg a; a.kind = Kind::kFloat; a.f = v; return a; }
-  static InstArg Str(std::string v) { InstArg a; a.kind = Kind::kString; a.s = std::move(v); return a; }
+  static InstArg Int(int64_t v) { InstArg a; a.kind = Kind::kInt; a.int_value = v; return a; }
+  static InstArg Float(double v) { InstArg a; a.kind = Kind::kFloat; a.float_value = v; return a; }
+  static InstArg Str(std::string v) { InstArg a; a.kind = Kind::kString; a.str_value = std::move(v); return a; }
   static InstArg List(std::vector<InstArg> v) { InstArg a; a.kind = Kind::kList; a.list = std::move(v); return a; }
 };
 

@@ -134,8 +134,8 @@ void Schedule::Record(const std::string& kind, std::vector<InstArg> inputs, nloh
   trace_.Append(std::move(inst), std::move(decision));
 }
 
-bool Schedule::KnowsFact(const std::string& fact) const {
-  for (const std::string& f : facts_) {
+bool Schedule::KnowsFact(const ScheduleFact& fact) const {
+  for (const ScheduleFact& f : facts_) {
     if (f == fact) return true;
   }
   return false;

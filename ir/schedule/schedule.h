@@ -23,8 +23,9 @@
 #include "ir/schedule/instruction.h"
 #include "ir/schedule/random_engine.h"
 #include "ir/schedule/schedule_error.h"
+#include "ir/schedule/schedule_fact.h"
+#include "ir/schedule/stmt_path.h"
 #include "ir/schedule/trace.h"
-#include "ir/schedule/tree.h"
 
 namespace kiln::ir {
 
@@ -129,7 +130,16 @@ class Schedule {
   // ---- Markers -------------------------------------------------------------
   void EnterPostproc();
 
-  // ---- For primitive implementations --------------------------------------
+  // The block or loop a BlockOrLoop handle names, as an InstArg.
+  static InstArg Arg(BlockOrLoop t);
+
+ private:
+  // The implementation hooks of the primitives. Schedule's own members (one
+  // primitive a file in ir/schedule/primitive/) use them directly; helper
+  // code of the primitives that is not a member goes through
+  // ScheduleMutator (schedule_mutator.h), the only friend.
+  friend class ScheduleMutator;
+
   // Installs a new function body (after a primitive rebuilt the tree).
   // Either forgets every fact proved about the old function (see KnowsFact).
   void SetBody(Stmt body) {
@@ -144,14 +154,9 @@ class Schedule {
   // annotations: no fact below depends on them, so the facts stay.
   void SetBodyKeepingFacts(Stmt body) { func_.body = std::move(body); }
 
-  // Facts proved about the current function ("affine: C", "compact: C",
-  // "self-contained: j@<loop variable>"), so that primitives applied one
-  // after another do not prove them again: parallel, then unannotate, then
-  // vectorize check the same loop and bindings. Only successful checks are
-  // noted (a failure is checked again and explained). Keys name blocks,
-  // which are unique, or a loop by the identity of its variable.
-  bool KnowsFact(const std::string& fact) const;
-  void NoteFact(std::string fact) { facts_.push_back(std::move(fact)); }
+  // Facts proved about the current function (schedule_fact.h).
+  bool KnowsFact(const ScheduleFact& fact) const;
+  void NoteFact(ScheduleFact fact) { facts_.push_back(std::move(fact)); }
   BlockRV NewBlockRV(const std::string& block_name);
   // Re-points every block handle naming `from` at `to`, for a primitive that
   // renames a block it keeps (decompose_reduction's "<name>_update").
@@ -164,10 +169,7 @@ class Schedule {
   // Appends one instruction to the trace.
   void Record(const std::string& kind, std::vector<InstArg> inputs, nlohmann::json attrs,
               std::vector<RVRef> outputs, std::optional<nlohmann::json> decision = std::nullopt);
-  // The block or loop a BlockOrLoop handle names, as an InstArg.
-  static InstArg Arg(BlockOrLoop t);
 
- private:
   enum class LoopMark : uint8_t { kNone, kInline, kRoot };
   struct Symbol {
     RVKind kind;
@@ -183,7 +185,7 @@ class Schedule {
   RandomEngine rng_;
   Trace trace_;
   std::vector<Symbol> symbols_;
-  std::vector<std::string> facts_;  // few: a vector beats a hash set
+  std::vector<ScheduleFact> facts_;  // few: a vector beats a hash set
 };
 
 }  // namespace kiln::ir

@@ -18,8 +18,8 @@ namespace kiln::ir {
 void Tensorize(Schedule& sch, BlockOrLoop target, const std::string& intrin,
                bool preserve_unit_iters = true);
 
-namespace kinds {
+namespace instruction_kinds {
 const InstructionKind& Tensorize();
-}  // namespace kinds
+}  // namespace instruction_kinds
 
 }  // namespace kiln::ir

@@ -46,9 +46,9 @@ json ArgToJSON(const InstArg& a, const RVNamer& namer) {
   switch (a.kind) {
     case InstArg::Kind::kNone: return "None";
     case InstArg::Kind::kRV: return namer.Use(a.rv);
-    case InstArg::Kind::kInt: return a.i;
-    case InstArg::Kind::kFloat: return a.f;
-    case InstArg::Kind::kString: return "\"" + a.s + "\"";
+    case InstArg::Kind::kInt: return a.int_value;
+    case InstArg::Kind::kFloat: return a.float_value;
+    case InstArg::Kind::kString: return "\"" + a.str_value + "\"";
     case InstArg::Kind::kList: {
       json arr = json::array();
       for (const auto& x : a.list) arr.push_back(ArgToJSON(x, namer));
@@ -62,9 +62,9 @@ std::string ArgToPython(const InstArg& a, const RVNamer& namer) {
   switch (a.kind) {
     case InstArg::Kind::kNone: return "None";
     case InstArg::Kind::kRV: return namer.Use(a.rv);
-    case InstArg::Kind::kInt: return std::to_string(a.i);
-    case InstArg::Kind::kFloat: return json(a.f).dump();
-    case InstArg::Kind::kString: return json(a.s).dump();
+    case InstArg::Kind::kInt: return std::to_string(a.int_value);
+    case InstArg::Kind::kFloat: return json(a.float_value).dump();
+    case InstArg::Kind::kString: return json(a.str_value).dump();
     case InstArg::Kind::kList: {
       std::string s = "[";
       for (size_t i = 0; i < a.list.size(); ++i) s += (i ? ", " : "") + ArgToPython(a.list[i], namer);

@@ -107,7 +107,7 @@ class MutateParallel : public Mutator {
       return std::nullopt;
     }
     const size_t chosen = annotations[rng.SampleInt(0, static_cast<int64_t>(annotations.size()))];
-    const int64_t current = trace.insts()[chosen].inputs[1].i;
+    const int64_t current = trace.insts()[chosen].inputs[1].int_value;
 
     ir::Schedule sch(workload_, rng.ForkSeed());
     std::vector<std::vector<int64_t>> prods;

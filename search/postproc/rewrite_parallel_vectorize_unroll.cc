@@ -9,7 +9,7 @@
 #include <climits>
 
 #include "ir/arith/analyzer.h"
-#include "ir/schedule/tree.h"
+#include "ir/schedule/stmt_path.h"
 #include "ir/substitute.h"
 #include "search/annotations.h"
 #include "search/postproc.h"

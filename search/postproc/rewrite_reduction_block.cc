@@ -3,7 +3,7 @@
 // so that code generation sees a plain init nest and a plain update nest.
 #include <set>
 
-#include "ir/schedule/tree.h"
+#include "ir/schedule/stmt_path.h"
 #include "search/postproc.h"
 #include "search/rule_analysis.h"
 

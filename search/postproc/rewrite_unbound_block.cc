@@ -4,7 +4,7 @@
 // Blocks nested in other blocks go where their outer block goes.
 #include <algorithm>
 
-#include "ir/schedule/tree.h"
+#include "ir/schedule/stmt_path.h"
 #include "search/postproc.h"
 #include "search/thread_bind.h"
 #include "search/tune_context.h"

@@ -4,7 +4,7 @@
 // exceed the target's limits (threads and shared memory per block,
 // ir/transform/verify_gpu_code.h). It lowers a copy with the cuda pipeline.
 #include "ir/error.h"
-#include "ir/schedule/tree.h"
+#include "ir/schedule/stmt_path.h"
 #include "ir/transform/lower.h"
 #include "ir/transform/verify_gpu_code.h"
 #include "ir/transform/verify_lowered.h"

@@ -8,7 +8,7 @@
 // new schedule and the original.
 #include <algorithm>
 
-#include "ir/schedule/tree.h"
+#include "ir/schedule/stmt_path.h"
 #include "search/rule_analysis.h"
 #include "search/schedule_rule.h"
 #include "search/thread_bind.h"

@@ -3,7 +3,7 @@
 // (inline, root, or a loop of its consumer). An rfactor producer AddRFactor
 // flagged gets the same treatment afterwards.
 #include "ir/schedule/analysis.h"
-#include "ir/schedule/tree.h"
+#include "ir/schedule/stmt_path.h"
 #include "search/annotations.h"
 #include "search/rule_analysis.h"
 #include "search/schedule_rule.h"

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "ir/ir.h"
+#include "ir/schedule/schedule_mutator.h"
 #include "ir/text/parser.h"
 #include "ir/workloads/suite.h"
 #include "tests/schedule/schedule_test_util.h"
@@ -251,7 +252,7 @@ TEST(ComputeAt, IndexChoosesThePosition) {
 TEST(ComputeAt, RootMarkIsANoOpAndIsRecorded) {
   PrimFunc f = MatmulRelu(8, 8, 8);
   Schedule sch(f);
-  sch.ComputeAt(sch.GetBlock("C"), sch.NewLocationMarkRV(/*inline_mark=*/false));
+  sch.ComputeAt(sch.GetBlock("C"), ScheduleMutator(sch).NewLocationMarkRV(/*inline_mark=*/false));
   EXPECT_FALSE(StructuralMismatch(f, sch.func()).has_value());
   EXPECT_EQ(sch.trace().insts().back().kind, "ComputeAt");
 }
@@ -298,7 +299,8 @@ TEST(ComputeAt, RefusesWhenAConsumerIsOutsideTheLoop) {
 TEST(ComputeAt, InlineMarkInlinesAndRecordsComputeAt) {
   PrimFunc f = SoftmaxMN(4, 8);
   Schedule sch(f);
-  sch.ComputeAt(sch.GetBlock("T_softmax_exp"), sch.NewLocationMarkRV(/*inline_mark=*/true));
+  sch.ComputeAt(sch.GetBlock("T_softmax_exp"),
+                ScheduleMutator(sch).NewLocationMarkRV(/*inline_mark=*/true));
   EXPECT_FALSE(sch.HasBlock("T_softmax_exp"));
   EXPECT_EQ(sch.trace().insts().back().kind, "ComputeAt");
   EXPECT_TRUE(testing::SameResult(f, sch.func()));
@@ -310,7 +312,8 @@ TEST(ComputeAt, RefusesTheInlineMarkWhereInliningIsIllegal) {
   Schedule sch(f);
   // C is a reduction: compute_inline refuses it, and so does compute_at at
   // the inline mark.
-  EXPECT_THROW(sch.ComputeAt(sch.GetBlock("C"), sch.NewLocationMarkRV(true)), ScheduleError);
+  EXPECT_THROW(sch.ComputeAt(sch.GetBlock("C"), ScheduleMutator(sch).NewLocationMarkRV(true)),
+               ScheduleError);
 }
 
 TEST(ComputeAt, UnderASplitLoop) {

@@ -7,9 +7,10 @@
 #include <string>
 
 #include "ir/ir.h"
+#include "ir/schedule/schedule.h"
+#include "ir/schedule/schedule_mutator.h"
 #include "ir/text/parser.h"
 #include "ir/text/printer.h"
-#include "ir/schedule/schedule.h"
 #include "ir/workloads/suite.h"
 #include "tests/schedule/schedule_test_util.h"
 
@@ -480,26 +481,25 @@ def main(A: T.Buffer((4,), "float32"), C: T.Buffer((4,), "float32")):
   Schedule sch(good);
   BlockRV c = sch.GetBlock("C");
   LoopRV j = sch.GetLoops(c)[0];
-  const std::string self_contained =
-      "self-contained: j@" +
-      std::to_string(reinterpret_cast<uintptr_t>(sch.Get(j).loop_var.get()));
+  const ScheduleFact self_contained = ScheduleFact::SelfContainedLoop(sch.Get(j).loop_var);
+  const ScheduleFact affine = ScheduleFact::AffineBinding("C");
   sch.Parallel(j);
-  EXPECT_TRUE(sch.KnowsFact(self_contained));
-  EXPECT_TRUE(sch.KnowsFact("affine: C"));
+  EXPECT_TRUE(ScheduleMutator(sch).KnowsFact(self_contained));
+  EXPECT_TRUE(ScheduleMutator(sch).KnowsFact(affine));
   sch.Annotate(c, "hint", int64_t{1});
   sch.Unroll(j);
-  EXPECT_TRUE(sch.KnowsFact(self_contained));  // kinds and annotations only
-  EXPECT_TRUE(sch.KnowsFact("affine: C"));
+  EXPECT_TRUE(ScheduleMutator(sch).KnowsFact(self_contained));  // kinds and annotations only
+  EXPECT_TRUE(ScheduleMutator(sch).KnowsFact(affine));
   sch.Split(j, {int64_t{2}, int64_t{2}});
-  EXPECT_FALSE(sch.KnowsFact(self_contained));  // a loop rewrite forgets
-  EXPECT_FALSE(sch.KnowsFact("affine: C"));
+  EXPECT_FALSE(ScheduleMutator(sch).KnowsFact(self_contained));  // a loop rewrite forgets
+  EXPECT_FALSE(ScheduleMutator(sch).KnowsFact(affine));
 
   Schedule again(good);
   LoopRV j2 = again.GetLoops(again.GetBlock("C"))[0];
   again.Parallel(j2);
   // A new body with another data flow: the old facts must not vouch for it.
-  again.SetBody(bad.body);
-  EXPECT_FALSE(again.KnowsFact("affine: C"));
+  ScheduleMutator(again).SetBody(bad.body);
+  EXPECT_FALSE(ScheduleMutator(again).KnowsFact(affine));
   KILN_EXPECT_SCHEDULE_ERROR(again.Vectorize(again.GetLoops(again.GetBlock("C"))[0]),
                              "vectorize: iterations of loop j depend on each other");
 }

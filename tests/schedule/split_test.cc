@@ -1,9 +1,10 @@
 // split: golden text, semantics on suite workloads, refusals, trace form.
 #include <gtest/gtest.h>
 
+#include "ir/schedule/analysis.h"
+#include "ir/schedule/schedule_mutator.h"
 #include "ir/text/parser.h"
 #include "ir/text/printer.h"
-#include "ir/schedule/analysis.h"
 #include "ir/workloads/suite.h"
 #include "tests/schedule/schedule_test_util.h"
 
@@ -186,7 +187,7 @@ def main(A: T.Buffer((10,), "float32")):
   {
     const auto* loop = opaque.root_block().body.as<ForNode>();
     ASSERT_NE(loop, nullptr);
-    oi = s3.NewLoopRV(loop->loop_var);
+    oi = ScheduleMutator(s3).NewLoopRV(loop->loop_var);
   }
   KILN_EXPECT_SCHEDULE_ERROR(s3.Split(oi, {std::monostate{}, int64_t{4}}),
                              "split: the factors of loop i (product 12) do not divide its extent "

@@ -226,7 +226,7 @@ TEST(MutateParallel, PicksAnotherPlan) {
       EXPECT_FALSE(why.empty());
       continue;
     }
-    const int64_t value = t->insts()[ann].inputs[1].i;
+    const int64_t value = t->insts()[ann].inputs[1].int_value;
     EXPECT_NE(value, 64);
     EXPECT_LE(value, 64);
     EXPECT_GE(value, 1);

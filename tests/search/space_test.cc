@@ -6,7 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "../schedule/schedule_test_util.h"
-#include "ir/schedule/tree.h"
+#include "ir/schedule/stmt_path.h"
 #include "ir/text/printer.h"
 #include "search/annotations.h"
 #include "search/postproc.h"

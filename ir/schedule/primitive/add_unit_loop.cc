@@ -28,23 +28,24 @@ LoopRV Schedule::AddUnitLoop(BlockOrLoop target) {
   SetBody(ReplaceAlongPath(
       path, For(u, IntImm(0, dtype), IntImm(1, dtype), ForKind::kSerial, path.back())));
   LoopRV out = NewLoopRV(u);
-  Record(kinds::AddUnitLoop().name, {Arg(target)}, nlohmann::json::array(), {out.ref()});
+  Record(instruction_kinds::AddUnitLoop().name, {Arg(target)}, nlohmann::json::array(),
+         {out.ref()});
   return out;
 }
 
-namespace kinds {
+namespace instruction_kinds {
 
 const InstructionKind& AddUnitLoop() {
-  static const InstructionKind k = inst::DefineKind(
+  static const InstructionKind k = kind_definition::DefineKind(
       "AddUnitLoop", {},
-      [](Schedule& sch, const inst::Args& a) -> std::vector<RVRef> {
+      [](Schedule& sch, const kind_definition::Args& a) -> std::vector<RVRef> {
         a.ExpectInputs(1);
         a.ExpectAttrs(0);
         return {sch.AddUnitLoop(a.BlockOrLoopArg(0)).ref()};
       },
-      [](inst::PyCall& py) { py.Arg("block_or_loop", py.in[0]); });
+      [](kind_definition::PyCall& py) { py.Arg("block_or_loop", py.in[0]); });
   return k;
 }
 
-}  // namespace kinds
+}  // namespace instruction_kinds
 }  // namespace kiln::ir

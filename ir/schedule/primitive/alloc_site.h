@@ -4,7 +4,7 @@
 #pragma once
 
 #include "ir/buffer.h"
-#include "ir/schedule/tree.h"
+#include "ir/schedule/stmt_path.h"
 
 namespace kiln::ir {
 

@@ -11,6 +11,7 @@
 #include "ir/schedule/define_kind.h"
 #include "ir/schedule/primitive/kinds.h"
 #include "ir/schedule/schedule.h"
+#include "ir/schedule/schedule_mutator.h"
 
 namespace kiln::ir {
 
@@ -34,13 +35,13 @@ void SetAnnotations(Schedule* sch, const BlockOrLoop& t, Annotations ann) {
     StmtPath path = sch->PathOf(*b);
     BlockNode n = *path.back().as<BlockRealizeNode>()->block.get();
     n.annotations = std::move(ann);
-    sch->SetBodyKeepingFacts(ReplaceBlockAlongPath(path, MakeBlock(std::move(n))));
+    ScheduleMutator(*sch).SetBodyKeepingFacts(ReplaceBlockAlongPath(path, MakeBlock(std::move(n))));
     return;
   }
   StmtPath path = sch->PathOf(std::get<LoopRV>(t));
   auto n = MakeNode<ForNode>(*path.back().as<ForNode>());
   n->annotations = std::move(ann);
-  sch->SetBodyKeepingFacts(ReplaceAlongPath(path, Stmt(std::move(n))));
+  ScheduleMutator(*sch).SetBodyKeepingFacts(ReplaceAlongPath(path, Stmt(std::move(n))));
 }
 
 const Annotations& AnnotationsOf(const Schedule& sch, const BlockOrLoop& t) {
@@ -77,7 +78,8 @@ void Schedule::Annotate(BlockOrLoop target, const std::string& key, const AnnVal
     ann[key] = stored;
     SetAnnotations(this, target, std::move(ann));
   }
-  Record(kinds::Annotate().name, {Arg(target), recorded}, nlohmann::json::array({key}), {});
+  Record(instruction_kinds::Annotate().name, {Arg(target), recorded}, nlohmann::json::array({key}),
+         {});
 }
 
 void Schedule::Unannotate(BlockOrLoop target, const std::string& key) {
@@ -91,15 +93,15 @@ void Schedule::Unannotate(BlockOrLoop target, const std::string& key) {
   Annotations ann = current;
   ann.erase(key);
   SetAnnotations(this, target, std::move(ann));
-  Record(kinds::Unannotate().name, {Arg(target)}, nlohmann::json::array({key}), {});
+  Record(instruction_kinds::Unannotate().name, {Arg(target)}, nlohmann::json::array({key}), {});
 }
 
-namespace kinds {
+namespace instruction_kinds {
 
 const InstructionKind& Annotate() {
-  static const InstructionKind k = inst::DefineKind(
+  static const InstructionKind k = kind_definition::DefineKind(
       "Annotate", {},
-      [](Schedule& sch, const inst::Args& a) -> std::vector<RVRef> {
+      [](Schedule& sch, const kind_definition::Args& a) -> std::vector<RVRef> {
         a.ExpectInputs(2);
         a.ExpectAttrs(1);
         BlockOrLoop target = a.BlockOrLoopArg(0);
@@ -107,13 +109,13 @@ const InstructionKind& Annotate() {
         AnnValue value;
         switch (v.kind) {
           case InstArg::Kind::kInt:
-            value = v.i;
+            value = v.int_value;
             break;
           case InstArg::Kind::kFloat:
-            value = v.f;
+            value = v.float_value;
             break;
           case InstArg::Kind::kString:
-            value = v.s;
+            value = v.str_value;
             break;
           case InstArg::Kind::kRV:
             value = a.Expr(1);
@@ -124,7 +126,7 @@ const InstructionKind& Annotate() {
         sch.Annotate(target, a.AttrStr(0), value);
         return {};
       },
-      [](inst::PyCall& py) {
+      [](kind_definition::PyCall& py) {
         py.Arg("block_or_loop", py.in[0])
             .Arg("ann_key", py.attrs[0].dump())
             .Arg("ann_val", py.in[1]);
@@ -140,15 +142,15 @@ const InstructionKind& Annotate() {
 }
 
 const InstructionKind& Unannotate() {
-  static const InstructionKind k = inst::DefineKind(
+  static const InstructionKind k = kind_definition::DefineKind(
       "Unannotate", {},
-      [](Schedule& sch, const inst::Args& a) -> std::vector<RVRef> {
+      [](Schedule& sch, const kind_definition::Args& a) -> std::vector<RVRef> {
         a.ExpectInputs(1);
         a.ExpectAttrs(1);
         sch.Unannotate(a.BlockOrLoopArg(0), a.AttrStr(0));
         return {};
       },
-      [](inst::PyCall& py) {
+      [](kind_definition::PyCall& py) {
         py.Arg("block_or_loop", py.in[0]).Arg("ann_key", py.attrs[0].dump());
       },
       [](const std::vector<InstArg>&, const nlohmann::json& attrs) -> std::string {
@@ -160,5 +162,5 @@ const InstructionKind& Unannotate() {
   return k;
 }
 
-}  // namespace kinds
+}  // namespace instruction_kinds
 }  // namespace kiln::ir

@@ -312,17 +312,17 @@ BlockRV Schedule::Blockize(LoopRV loop_rv, bool preserve_unit_iters) {
   SetBody(ReplaceAlongPath(path, outer_realize));
 
   BlockRV out = NewBlockRV(outer_name);
-  Record(kinds::Blockize().name, {InstArg::Of(loop_rv.ref())},
+  Record(instruction_kinds::Blockize().name, {InstArg::Of(loop_rv.ref())},
          nlohmann::json::array({preserve_unit_iters ? 1 : 0}), {out.ref()});
   return out;
 }
 
-namespace kinds {
+namespace instruction_kinds {
 
 const InstructionKind& Blockize() {
-  static const InstructionKind k = inst::DefineKind(
+  static const InstructionKind k = kind_definition::DefineKind(
       "Blockize", {},
-      [](Schedule& sch, const inst::Args& a) -> std::vector<RVRef> {
+      [](Schedule& sch, const kind_definition::Args& a) -> std::vector<RVRef> {
         a.ExpectInputs(1);
         a.ExpectAttrs(1);
         if (a.inputs()[0].kind == InstArg::Kind::kList) {
@@ -330,13 +330,13 @@ const InstructionKind& Blockize() {
         }
         return {sch.Blockize(a.Loop(0), a.AttrBool(0)).ref()};
       },
-      [](inst::PyCall& py) {
+      [](kind_definition::PyCall& py) {
         const nlohmann::json& p = py.attrs[0];
         bool preserve = p.is_boolean() ? p.get<bool>() : p.get<int64_t>() != 0;
-        py.Arg("target", py.in[0]).Arg("preserve_unit_iters", inst::PyBool(preserve));
+        py.Arg("target", py.in[0]).Arg("preserve_unit_iters", kind_definition::PyBool(preserve));
       });
   return k;
 }
 
-}  // namespace kinds
+}  // namespace instruction_kinds
 }  // namespace kiln::ir

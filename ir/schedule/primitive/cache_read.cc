@@ -124,11 +124,11 @@ BlockRV Schedule::CacheRead(BlockRV block, int read_buffer_index, const std::str
   r.is_write = false;
   r.only = only;
   r.loc = loc;
-  return cache::FinishCache(this, kinds::CacheRead().name, scope_path, std::move(r), region, &an,
-                            block, read_buffer_index, storage_scope, consumer_blocks);
+  return cache::FinishCache(this, instruction_kinds::CacheRead().name, scope_path, std::move(r),
+                            region, &an, block, read_buffer_index, storage_scope, consumer_blocks);
 }
 
-namespace kinds {
+namespace instruction_kinds {
 
 const InstructionKind& CacheRead() {
   static const InstructionKind k =
@@ -136,5 +136,5 @@ const InstructionKind& CacheRead() {
   return k;
 }
 
-}  // namespace kinds
+}  // namespace instruction_kinds
 }  // namespace kiln::ir

@@ -1,4 +1,3 @@
-#include "ir/schedule/define_kind.h"
 #include "ir/schedule/primitive/cache_util.h"
 
 #include <algorithm>
@@ -7,7 +6,9 @@
 #include "ir/arith/int_set.h"
 #include "ir/functor.h"
 #include "ir/op.h"
+#include "ir/schedule/define_kind.h"
 #include "ir/schedule/schedule_error.h"
+#include "ir/schedule/schedule_mutator.h"
 #include "ir/substitute.h"
 
 namespace kiln::ir::cache {
@@ -339,22 +340,23 @@ BlockRV FinishCache(Schedule* sch, const std::string& kind, const StmtPath& scop
   r.stage = r.is_write ? MakeCopyStage(name, cached, r.from, region, an)
                        : MakeCopyStage(name, r.from, cached, region, an);
   r.alloc = cached;
-  sch->SetBody(RewriteScope(scope_path, r));
+  ScheduleMutator mutator(*sch);
+  mutator.SetBody(RewriteScope(scope_path, r));
 
-  BlockRV out = sch->NewBlockRV(name);
+  BlockRV out = mutator.NewBlockRV(name);
   std::vector<InstArg> consumers;
   for (BlockRV c : consumer_blocks) consumers.push_back(InstArg::Of(c.ref()));
-  sch->Record(kind, {InstArg::Of(block.ref()), InstArg::List(std::move(consumers))},
-              nlohmann::json::array({buffer_index, storage_scope}), {out.ref()});
+  mutator.Record(kind, {InstArg::Of(block.ref()), InstArg::List(std::move(consumers))},
+                 nlohmann::json::array({buffer_index, storage_scope}), {out.ref()});
   return out;
 }
 
 InstructionKind CacheKind(const std::string& name, const std::string& index_arg,
                           BlockRV (Schedule::*fn)(BlockRV, int, const std::string&,
                                                   const std::vector<BlockRV>&)) {
-  return inst::DefineKind(
+  return kind_definition::DefineKind(
       name, {},
-      [fn](Schedule& sch, const inst::Args& a) -> std::vector<RVRef> {
+      [fn](Schedule& sch, const kind_definition::Args& a) -> std::vector<RVRef> {
         // TVM before consumer_blocks recorded the block alone.
         if (a.size() != 1 && a.size() != 2) {
           a.Fail("expected 2 inputs (block, consumer_blocks), got " + std::to_string(a.size()));
@@ -365,9 +367,9 @@ InstructionKind CacheKind(const std::string& name, const std::string& index_arg,
                           a.size() > 1 ? a.BlockList(1) : std::vector<BlockRV>{})
                     .ref()};
       },
-      [index_arg](inst::PyCall& py) {
+      [index_arg](kind_definition::PyCall& py) {
         py.Arg("block", py.in[0]).Arg(index_arg, py.attrs[0].dump());
-        py.Arg("storage_scope", inst::PyStr(py.attrs[1].get<std::string>()));
+        py.Arg("storage_scope", kind_definition::PyStr(py.attrs[1].get<std::string>()));
         if (py.in.size() > 1 && py.in[1] != "[]" && py.in[1] != "None") {
           py.Arg("consumer_blocks", py.in[1]);
         }

@@ -11,7 +11,7 @@
 #include "ir/prim_func.h"
 #include "ir/schedule/instruction.h"
 #include "ir/schedule/schedule.h"
-#include "ir/schedule/tree.h"
+#include "ir/schedule/stmt_path.h"
 #include "ir/stmt.h"
 
 namespace kiln::ir::cache {

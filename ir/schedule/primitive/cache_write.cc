@@ -172,11 +172,11 @@ BlockRV Schedule::CacheWrite(BlockRV block, int write_buffer_index,
   r.writer = self;
   r.only = only;
   r.loc = loc;
-  return cache::FinishCache(this, kinds::CacheWrite().name, scope_path, std::move(r), region, &an,
-                            block, write_buffer_index, storage_scope, consumer_blocks);
+  return cache::FinishCache(this, instruction_kinds::CacheWrite().name, scope_path, std::move(r),
+                            region, &an, block, write_buffer_index, storage_scope, consumer_blocks);
 }
 
-namespace kinds {
+namespace instruction_kinds {
 
 const InstructionKind& CacheWrite() {
   static const InstructionKind k =
@@ -184,5 +184,5 @@ const InstructionKind& CacheWrite() {
   return k;
 }
 
-}  // namespace kinds
+}  // namespace instruction_kinds
 }  // namespace kiln::ir

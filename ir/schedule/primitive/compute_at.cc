@@ -23,12 +23,13 @@
 #include "ir/arith/analyzer.h"
 #include "ir/arith/int_set.h"
 #include "ir/op.h"
-#include "ir/text/printer.h"
 #include "ir/schedule/analysis.h"
 #include "ir/schedule/define_kind.h"
 #include "ir/schedule/primitive/kinds.h"
 #include "ir/schedule/schedule.h"
+#include "ir/schedule/schedule_mutator.h"
 #include "ir/substitute.h"
+#include "ir/text/printer.h"
 
 namespace kiln::ir {
 namespace {
@@ -599,16 +600,18 @@ namespace {
 
 void ComputeAtImpl(Schedule& sch, BlockRV block, LoopRV loop, bool preserve_unit_loops, int index,
                    bool reverse) {
-  const InstructionKind& kind = reverse ? kinds::ReverseComputeAt() : kinds::ComputeAt();
-  const std::string primitive = inst::PythonMethod(kind.name);  // compute_at, ...
+  const InstructionKind& kind =
+      reverse ? instruction_kinds::ReverseComputeAt() : instruction_kinds::ComputeAt();
+  const std::string primitive = kind_definition::PythonMethod(kind.name);  // compute_at, ...
   std::string name = sch.NameOf(block);
   sch.PathOf(block);  // fails clearly if the block is gone
   Stmt body = MoveBlockUnderLoop(
       sch.func(), name, sch.PathOf(loop).back().as<ForNode>()->loop_var.get(), preserve_unit_loops,
       index, reverse, primitive);
-  sch.SetBody(body);
-  sch.Record(kind.name, {InstArg::Of(block.ref()), InstArg::Of(loop.ref())},
-             nlohmann::json::array({preserve_unit_loops ? 1 : 0, index}), {});
+  ScheduleMutator mutator(sch);
+  mutator.SetBody(body);
+  mutator.Record(kind.name, {InstArg::Of(block.ref()), InstArg::Of(loop.ref())},
+                 nlohmann::json::array({preserve_unit_loops ? 1 : 0, index}), {});
 }
 
 }  // namespace
@@ -617,7 +620,7 @@ void Schedule::ComputeAt(BlockRV block, LoopRV loop, bool preserve_unit_loops, i
   if (IsRootMark(loop)) {
     // compute_at to the root is where the block already is.
     PathOf(block);
-    Record(kinds::ComputeAt().name, {InstArg::Of(block.ref()), InstArg::Of(loop.ref())},
+    Record(instruction_kinds::ComputeAt().name, {InstArg::Of(block.ref()), InstArg::Of(loop.ref())},
            nlohmann::json::array({preserve_unit_loops ? 1 : 0, index}), {});
     return;
   }
@@ -626,7 +629,7 @@ void Schedule::ComputeAt(BlockRV block, LoopRV loop, bool preserve_unit_loops, i
     // samples another location follows it.
     ComputeInline(block);
     trace_.Pop();
-    Record(kinds::ComputeAt().name, {InstArg::Of(block.ref()), InstArg::Of(loop.ref())},
+    Record(instruction_kinds::ComputeAt().name, {InstArg::Of(block.ref()), InstArg::Of(loop.ref())},
            nlohmann::json::array({preserve_unit_loops ? 1 : 0, index}), {});
     return;
   }
@@ -636,28 +639,30 @@ void Schedule::ComputeAt(BlockRV block, LoopRV loop, bool preserve_unit_loops, i
 void Schedule::ReverseComputeAt(BlockRV block, LoopRV loop, bool preserve_unit_loops, int index) {
   if (IsRootMark(loop)) {
     PathOf(block);
-    Record(kinds::ReverseComputeAt().name, {InstArg::Of(block.ref()), InstArg::Of(loop.ref())},
+    Record(instruction_kinds::ReverseComputeAt().name,
+           {InstArg::Of(block.ref()), InstArg::Of(loop.ref())},
            nlohmann::json::array({preserve_unit_loops ? 1 : 0, index}), {});
     return;
   }
   if (IsInlineMark(loop)) {
     ReverseComputeInline(block);
     trace_.Pop();
-    Record(kinds::ReverseComputeAt().name, {InstArg::Of(block.ref()), InstArg::Of(loop.ref())},
+    Record(instruction_kinds::ReverseComputeAt().name,
+           {InstArg::Of(block.ref()), InstArg::Of(loop.ref())},
            nlohmann::json::array({preserve_unit_loops ? 1 : 0, index}), {});
     return;
   }
   ComputeAtImpl(*this, block, loop, preserve_unit_loops, index, /*reverse=*/true);
 }
 
-namespace kinds {
+namespace instruction_kinds {
 
 namespace {
 
 InstructionKind ComputeAtKind(const std::string& name, bool reverse) {
-  return inst::DefineKind(
+  return kind_definition::DefineKind(
       name, {},
-      [reverse](Schedule& sch, const inst::Args& a) -> std::vector<RVRef> {
+      [reverse](Schedule& sch, const kind_definition::Args& a) -> std::vector<RVRef> {
         a.ExpectInputs(2);
         a.ExpectAttrs(2);
         BlockRV block = a.Block(0);
@@ -672,11 +677,12 @@ InstructionKind ComputeAtKind(const std::string& name, bool reverse) {
         }
         return {};
       },
-      [](inst::PyCall& py) {
+      [](kind_definition::PyCall& py) {
         const nlohmann::json& p = py.attrs[0];
         bool preserve = p.is_boolean() ? p.get<bool>() : p.get<int64_t>() != 0;
         py.Arg("block", py.in[0]).Arg("loop", py.in[1]);
-        py.Arg("preserve_unit_loops", inst::PyBool(preserve)).Arg("index", py.attrs[1].dump());
+        py.Arg("preserve_unit_loops", kind_definition::PyBool(preserve))
+            .Arg("index", py.attrs[1].dump());
       });
 }
 
@@ -692,5 +698,5 @@ const InstructionKind& ReverseComputeAt() {
   return k;
 }
 
-}  // namespace kinds
+}  // namespace instruction_kinds
 }  // namespace kiln::ir

@@ -141,10 +141,11 @@ bool CanComputeInline(const Schedule& sch, BlockRV block, std::string* why) {
 
 void Schedule::ComputeInline(BlockRV block) {
   SetBody(ComputeInlineImpl(PathOf(block), /*check_only=*/false));
-  Record(kinds::ComputeInline().name, {InstArg::Of(block.ref())}, nlohmann::json::array(), {});
+  Record(instruction_kinds::ComputeInline().name, {InstArg::Of(block.ref())},
+         nlohmann::json::array(), {});
 }
 
-namespace kinds {
+namespace instruction_kinds {
 
 const InstructionKind& ComputeInline() {
   static const InstructionKind k =
@@ -152,5 +153,5 @@ const InstructionKind& ComputeInline() {
   return k;
 }
 
-}  // namespace kinds
+}  // namespace instruction_kinds
 }  // namespace kiln::ir

@@ -302,15 +302,15 @@ bool Feasible(InlineImpl impl, const Schedule& sch, BlockRV block, std::string* 
 }
 
 InstructionKind InlineKind(const std::string& name, void (Schedule::*fn)(BlockRV)) {
-  return inst::DefineKind(
+  return kind_definition::DefineKind(
       name, {},
-      [fn](Schedule& sch, const inst::Args& a) -> std::vector<RVRef> {
+      [fn](Schedule& sch, const kind_definition::Args& a) -> std::vector<RVRef> {
         a.ExpectInputs(1);
         a.ExpectAttrs(0);
         (sch.*fn)(a.Block(0));
         return {};
       },
-      [](inst::PyCall& py) { py.Arg("block", py.in[0]); });
+      [](kind_definition::PyCall& py) { py.Arg("block", py.in[0]); });
 }
 
 }  // namespace kiln::ir::inline_util

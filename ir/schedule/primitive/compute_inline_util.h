@@ -12,7 +12,7 @@
 #include "ir/prim_func.h"
 #include "ir/schedule/instruction.h"
 #include "ir/schedule/schedule.h"
-#include "ir/schedule/tree.h"
+#include "ir/schedule/stmt_path.h"
 
 namespace kiln::ir::inline_util {
 

@@ -197,25 +197,25 @@ BlockRV Schedule::DecomposeReduction(BlockRV block_rv, LoopRV loop_rv) {
 
   RenameBlockHandles(block.name, update_name);
   BlockRV out = NewBlockRV(init_name);
-  Record(kinds::DecomposeReduction().name,
+  Record(instruction_kinds::DecomposeReduction().name,
          {InstArg::Of(block_rv.ref()), InstArg::Of(loop_rv.ref())}, nlohmann::json::array(),
          {out.ref()});
   return out;
 }
 
-namespace kinds {
+namespace instruction_kinds {
 
 const InstructionKind& DecomposeReduction() {
-  static const InstructionKind k = inst::DefineKind(
+  static const InstructionKind k = kind_definition::DefineKind(
       "DecomposeReduction", {},
-      [](Schedule& sch, const inst::Args& a) -> std::vector<RVRef> {
+      [](Schedule& sch, const kind_definition::Args& a) -> std::vector<RVRef> {
         a.ExpectInputs(2);
         a.ExpectAttrs(0);
         return {sch.DecomposeReduction(a.Block(0), a.Loop(1)).ref()};
       },
-      [](inst::PyCall& py) { py.Arg("block", py.in[0]).Arg("loop", py.in[1]); });
+      [](kind_definition::PyCall& py) { py.Arg("block", py.in[0]).Arg("loop", py.in[1]); });
   return k;
 }
 
-}  // namespace kinds
+}  // namespace instruction_kinds
 }  // namespace kiln::ir

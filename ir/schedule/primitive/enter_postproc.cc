@@ -6,22 +6,24 @@
 
 namespace kiln::ir {
 
-void Schedule::EnterPostproc() { Record(kinds::EnterPostproc().name, {}, nlohmann::json::array(), {}); }
+void Schedule::EnterPostproc() {
+  Record(instruction_kinds::EnterPostproc().name, {}, nlohmann::json::array(), {});
+}
 
-namespace kinds {
+namespace instruction_kinds {
 
 const InstructionKind& EnterPostproc() {
-  static const InstructionKind k = inst::DefineKind(
+  static const InstructionKind k = kind_definition::DefineKind(
       "EnterPostproc", {},
-      [](Schedule& sch, const inst::Args& a) -> std::vector<RVRef> {
+      [](Schedule& sch, const kind_definition::Args& a) -> std::vector<RVRef> {
         a.ExpectInputs(0);
         a.ExpectAttrs(0);
         sch.EnterPostproc();
         return {};
       },
-      [](inst::PyCall&) {});
+      [](kind_definition::PyCall&) {});
   return k;
 }
 
-}  // namespace kinds
+}  // namespace instruction_kinds
 }  // namespace kiln::ir

@@ -35,6 +35,7 @@
 #include "ir/schedule/define_kind.h"
 #include "ir/schedule/primitive/kinds.h"
 #include "ir/schedule/schedule.h"
+#include "ir/schedule/schedule_mutator.h"
 #include "ir/substitute.h"
 
 namespace kiln::ir {
@@ -181,10 +182,11 @@ class ParallelChecker {
   // scope check and the per-block check both need it, and vectorize after
   // parallel asks again about the same blocks).
   bool Affine(const StmtPath& block_path, std::string* why) {
-    std::string fact = "affine: " + block_path.back().as<BlockRealizeNode>()->block->name;
-    if (sch_->KnowsFact(fact)) return true;
+    ScheduleFact fact =
+        ScheduleFact::AffineBinding(block_path.back().as<BlockRealizeNode>()->block->name);
+    if (ScheduleMutator(*sch_).KnowsFact(fact)) return true;
     if (!IsAffineBinding(block_path, why)) return false;
-    sch_->NoteFact(std::move(fact));
+    ScheduleMutator(*sch_).NoteFact(std::move(fact));
     return true;
   }
 
@@ -197,11 +199,11 @@ class ParallelChecker {
       StmtPath block_path = prefix;
       block_path.insert(block_path.end(), rel.begin(), rel.end());
       const BlockNode* b = block_path.back().as<BlockRealizeNode>()->block.get();
-      std::string compact = "compact: " + b->name;
-      if (sch_->KnowsFact(compact)) continue;
+      ScheduleFact compact = ScheduleFact::CompactDataFlow(b->name);
+      if (ScheduleMutator(*sch_).KnowsFact(compact)) continue;
       std::string why_complete, why_reduction;
       if (IsCompleteBlock(block_path, &why_complete)) {
-        sch_->NoteFact(std::move(compact));
+        ScheduleMutator(*sch_).NoteFact(std::move(compact));
         continue;
       }
       // The reduction check starts with the binding, which CheckBlock needs
@@ -210,7 +212,7 @@ class ParallelChecker {
       std::string unused;
       bool affine = Affine(block_path, &unused);
       if (IsReductionBlock(block_path, &why_reduction, /*binding_known_affine=*/affine)) {
-        sch_->NoteFact(std::move(compact));
+        ScheduleMutator(*sch_).NoteFact(std::move(compact));
         continue;
       }
       Fail("loop " + LoopName() + " does not have compact data flow: its child block " +
@@ -229,11 +231,8 @@ class ParallelChecker {
   // also refused pairs outside the loop whose regions the analysis cannot
   // bound, such as a transposed convolution's halo fetch.)
   void CheckSelfContained() {
-    // Keyed by the loop variable's identity: the loop keeps it through kind
-    // changes, and any other rewrite forgets every fact.
-    std::string fact = "self-contained: " + LoopName() + "@" +
-                       std::to_string(reinterpret_cast<uintptr_t>(loop_->loop_var.get()));
-    if (sch_->KnowsFact(fact)) return;
+    ScheduleFact fact = ScheduleFact::SelfContainedLoop(loop_->loop_var);
+    if (ScheduleMutator(*sch_).KnowsFact(fact)) return;
     StmtPath scope_path = ScopePathOf(path_);
     const StmtNode* loop = path_.back().get();
     StmtPath prefix(path_.begin(), path_.end() - 1);
@@ -244,7 +243,7 @@ class ParallelChecker {
         Fail("iterations of loop " + LoopName() + " depend on each other: " + why);
       }
     }
-    sch_->NoteFact(std::move(fact));
+    ScheduleMutator(*sch_).NoteFact(std::move(fact));
   }
 
   // Checks each block under the statement at the end of `path`.
@@ -308,7 +307,8 @@ void Schedule::Parallel(LoopRV loop) {
   StmtPath path = PathOf(loop);
   ParallelChecker(this, "parallel", path, "").Check();
   SetBodyKeepingFacts(WithKind(path, ForKind::kParallel, ""));
-  Record(kinds::Parallel().name, {InstArg::Of(loop.ref())}, nlohmann::json::array(), {});
+  Record(instruction_kinds::Parallel().name, {InstArg::Of(loop.ref())}, nlohmann::json::array(),
+         {});
 }
 
 void Schedule::Vectorize(LoopRV loop) {
@@ -321,7 +321,8 @@ void Schedule::Vectorize(LoopRV loop) {
   }
   ParallelChecker(this, "vectorize", path, "").Check();
   SetBodyKeepingFacts(WithKind(path, ForKind::kVectorized, ""));
-  Record(kinds::Vectorize().name, {InstArg::Of(loop.ref())}, nlohmann::json::array(), {});
+  Record(instruction_kinds::Vectorize().name, {InstArg::Of(loop.ref())}, nlohmann::json::array(),
+         {});
 }
 
 void Schedule::Bind(LoopRV loop, const std::string& thread_axis) {
@@ -339,29 +340,30 @@ void Schedule::Bind(LoopRV loop, const std::string& thread_axis) {
   }
   ParallelChecker(this, "bind", path, thread_axis).Check();
   SetBodyKeepingFacts(WithKind(path, ForKind::kThreadBinding, thread_axis));
-  Record(kinds::Bind().name, {InstArg::Of(loop.ref())}, nlohmann::json::array({thread_axis}), {});
+  Record(instruction_kinds::Bind().name, {InstArg::Of(loop.ref())},
+         nlohmann::json::array({thread_axis}), {});
 }
 
 void Schedule::Unroll(LoopRV loop) {
   StmtPath path = PathOf(loop);
   SetBodyKeepingFacts(WithKind(path, ForKind::kUnrolled, ""));
-  Record(kinds::Unroll().name, {InstArg::Of(loop.ref())}, nlohmann::json::array(), {});
+  Record(instruction_kinds::Unroll().name, {InstArg::Of(loop.ref())}, nlohmann::json::array(), {});
 }
 
-namespace kinds {
+namespace instruction_kinds {
 
 namespace {
 
 InstructionKind LoopKind(const std::string& name, void (Schedule::*fn)(LoopRV)) {
-  return inst::DefineKind(
+  return kind_definition::DefineKind(
       name, {},
-      [fn](Schedule& sch, const inst::Args& a) -> std::vector<RVRef> {
+      [fn](Schedule& sch, const kind_definition::Args& a) -> std::vector<RVRef> {
         a.ExpectInputs(1);
         a.ExpectAttrs(0);
         (sch.*fn)(a.Loop(0));
         return {};
       },
-      [](inst::PyCall& py) { py.Arg("loop", py.in[0]); });
+      [](kind_definition::PyCall& py) { py.Arg("loop", py.in[0]); });
 }
 
 }  // namespace
@@ -382,15 +384,17 @@ const InstructionKind& Unroll() {
 }
 
 const InstructionKind& Bind() {
-  static const InstructionKind k = inst::DefineKind(
+  static const InstructionKind k = kind_definition::DefineKind(
       "Bind", {},
-      [](Schedule& sch, const inst::Args& a) -> std::vector<RVRef> {
+      [](Schedule& sch, const kind_definition::Args& a) -> std::vector<RVRef> {
         a.ExpectInputs(1);
         a.ExpectAttrs(1);
         sch.Bind(a.Loop(0), a.AttrStr(0));
         return {};
       },
-      [](inst::PyCall& py) { py.Arg("loop", py.in[0]).Arg("thread_axis", py.attrs[0].dump()); },
+      [](kind_definition::PyCall& py) {
+        py.Arg("loop", py.in[0]).Arg("thread_axis", py.attrs[0].dump());
+      },
       [](const std::vector<InstArg>&, const nlohmann::json& attrs) -> std::string {
         if (!attrs.is_array() || attrs.size() != 1 || !attrs[0].is_string()) {
           return "Bind takes one attribute, the thread axis name";
@@ -400,5 +404,5 @@ const InstructionKind& Bind() {
   return k;
 }
 
-}  // namespace kinds
+}  // namespace instruction_kinds
 }  // namespace kiln::ir

@@ -114,29 +114,29 @@ LoopRV Schedule::Fuse(const std::vector<LoopRV>& loop_rvs, bool preserve_unit_it
   LoopRV out = NewLoopRV(fused);
   std::vector<InstArg> inputs;
   for (LoopRV l : loop_rvs) inputs.push_back(InstArg::Of(l.ref()));
-  Record(kinds::Fuse().name, std::move(inputs), nlohmann::json::array({preserve_unit_iters ? 1 : 0}),
-         {out.ref()});
+  Record(instruction_kinds::Fuse().name, std::move(inputs),
+         nlohmann::json::array({preserve_unit_iters ? 1 : 0}), {out.ref()});
   return out;
 }
 
-namespace kinds {
+namespace instruction_kinds {
 
 const InstructionKind& Fuse() {
-  static const InstructionKind k = inst::DefineKind(
+  static const InstructionKind k = kind_definition::DefineKind(
       "Fuse", {},
-      [](Schedule& sch, const inst::Args& a) -> std::vector<RVRef> {
+      [](Schedule& sch, const kind_definition::Args& a) -> std::vector<RVRef> {
         if (a.size() == 0) a.Fail("expected at least one loop");
         a.ExpectAttrs(1);
         std::vector<LoopRV> loops;
         for (size_t i = 0; i < a.size(); ++i) loops.push_back(a.Loop(i));
         return {sch.Fuse(loops, a.AttrBool(0)).ref()};
       },
-      [](inst::PyCall& py) {
+      [](kind_definition::PyCall& py) {
         for (const auto& s : py.in) py.Positional(s);
-        py.Arg("preserve_unit_iters", inst::PyBool(py.AttrBool(0)));
+        py.Arg("preserve_unit_iters", kind_definition::PyBool(py.AttrBool(0)));
       });
   return k;
 }
 
-}  // namespace kinds
+}  // namespace instruction_kinds
 }  // namespace kiln::ir

@@ -38,7 +38,8 @@ BlockRV Schedule::GetBlock(const std::string& name, const std::string& func_name
     throw ScheduleError("get_block", "no block named '" + name + "' (blocks: " + names + ")");
   }
   BlockRV out = NewBlockRV(name);
-  Record(kinds::GetBlock().name, {}, nlohmann::json::array({name, func_name}), {out.ref()});
+  Record(instruction_kinds::GetBlock().name, {}, nlohmann::json::array({name, func_name}),
+         {out.ref()});
   return out;
 }
 
@@ -53,7 +54,8 @@ std::vector<LoopRV> Schedule::GetLoops(BlockRV block) {
     out.push_back(NewLoopRV(loop->loop_var));
     refs.push_back(out.back().ref());
   }
-  Record(kinds::GetLoops().name, {InstArg::Of(block.ref())}, nlohmann::json::array(), refs);
+  Record(instruction_kinds::GetLoops().name, {InstArg::Of(block.ref())}, nlohmann::json::array(),
+         refs);
   return out;
 }
 
@@ -72,7 +74,7 @@ std::vector<BlockRV> Schedule::GetChildBlocks(BlockOrLoop scope) {
     out.push_back(NewBlockRV(child->block->name));
     refs.push_back(out.back().ref());
   }
-  Record(kinds::GetChildBlocks().name, {Arg(scope)}, nlohmann::json::array(), refs);
+  Record(instruction_kinds::GetChildBlocks().name, {Arg(scope)}, nlohmann::json::array(), refs);
   return out;
 }
 
@@ -91,7 +93,8 @@ std::vector<BlockRV> Schedule::GetProducers(BlockRV block) {
       refs.push_back(out.back().ref());
     }
   }
-  Record(kinds::GetProducers().name, {InstArg::Of(block.ref())}, nlohmann::json::array(), refs);
+  Record(instruction_kinds::GetProducers().name, {InstArg::Of(block.ref())},
+         nlohmann::json::array(), refs);
   return out;
 }
 
@@ -115,11 +118,12 @@ std::vector<BlockRV> Schedule::GetConsumers(BlockRV block) {
       refs.push_back(out.back().ref());
     }
   }
-  Record(kinds::GetConsumers().name, {InstArg::Of(block.ref())}, nlohmann::json::array(), refs);
+  Record(instruction_kinds::GetConsumers().name, {InstArg::Of(block.ref())},
+         nlohmann::json::array(), refs);
   return out;
 }
 
-namespace kinds {
+namespace instruction_kinds {
 
 namespace {
 
@@ -131,28 +135,28 @@ std::vector<RVRef> Refs(const std::vector<BlockRV>& v) {
 
 // A pure kind taking one block (or block/loop) input and returning blocks or loops.
 InstructionKind BlockQuery(const std::string& name,
-                           std::vector<RVRef> (*run)(Schedule&, const inst::Args&)) {
-  return inst::DefineKind(
+                           std::vector<RVRef> (*run)(Schedule&, const kind_definition::Args&)) {
+  return kind_definition::DefineKind(
       name, {/*is_pure=*/true, /*has_decision=*/false},
-      [run](Schedule& sch, const inst::Args& a) {
+      [run](Schedule& sch, const kind_definition::Args& a) {
         a.ExpectInputs(1);
         a.ExpectAttrs(0);
         return run(sch, a);
       },
-      [](inst::PyCall& py) { py.Positional(py.in[0]); });
+      [](kind_definition::PyCall& py) { py.Positional(py.in[0]); });
 }
 
 }  // namespace
 
 const InstructionKind& GetBlock() {
-  static const InstructionKind k = inst::DefineKind(
+  static const InstructionKind k = kind_definition::DefineKind(
       "GetBlock", {/*is_pure=*/true, /*has_decision=*/false},
-      [](Schedule& sch, const inst::Args& a) -> std::vector<RVRef> {
+      [](Schedule& sch, const kind_definition::Args& a) -> std::vector<RVRef> {
         a.ExpectInputs(0);
         a.ExpectAttrs(2);
         return {sch.GetBlock(a.AttrStr(0), a.AttrStr(1)).ref()};
       },
-      [](inst::PyCall& py) {
+      [](kind_definition::PyCall& py) {
         py.Arg("name", py.attrs[0].dump()).Arg("func_name", py.attrs[1].dump());
       });
   return k;
@@ -160,7 +164,7 @@ const InstructionKind& GetBlock() {
 
 const InstructionKind& GetLoops() {
   static const InstructionKind k =
-      BlockQuery("GetLoops", [](Schedule& sch, const inst::Args& a) {
+      BlockQuery("GetLoops", [](Schedule& sch, const kind_definition::Args& a) {
         std::vector<RVRef> out;
         for (LoopRV l : sch.GetLoops(a.Block(0))) out.push_back(l.ref());
         return out;
@@ -169,25 +173,28 @@ const InstructionKind& GetLoops() {
 }
 
 const InstructionKind& GetChildBlocks() {
-  static const InstructionKind k = BlockQuery("GetChildBlocks", [](Schedule& sch, const inst::Args& a) {
-    return Refs(sch.GetChildBlocks(a.BlockOrLoopArg(0)));
-  });
+  static const InstructionKind k =
+      BlockQuery("GetChildBlocks", [](Schedule& sch, const kind_definition::Args& a) {
+        return Refs(sch.GetChildBlocks(a.BlockOrLoopArg(0)));
+      });
   return k;
 }
 
 const InstructionKind& GetProducers() {
-  static const InstructionKind k = BlockQuery("GetProducers", [](Schedule& sch, const inst::Args& a) {
-    return Refs(sch.GetProducers(a.Block(0)));
-  });
+  static const InstructionKind k =
+      BlockQuery("GetProducers", [](Schedule& sch, const kind_definition::Args& a) {
+        return Refs(sch.GetProducers(a.Block(0)));
+      });
   return k;
 }
 
 const InstructionKind& GetConsumers() {
-  static const InstructionKind k = BlockQuery("GetConsumers", [](Schedule& sch, const inst::Args& a) {
-    return Refs(sch.GetConsumers(a.Block(0)));
-  });
+  static const InstructionKind k =
+      BlockQuery("GetConsumers", [](Schedule& sch, const kind_definition::Args& a) {
+        return Refs(sch.GetConsumers(a.Block(0)));
+      });
   return k;
 }
 
-}  // namespace kinds
+}  // namespace instruction_kinds
 }  // namespace kiln::ir

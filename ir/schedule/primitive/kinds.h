@@ -1,12 +1,12 @@
 // The instruction kinds, one accessor per kind, defined next to the
 // primitive they record (ir/schedule/primitive/<primitive>.cc) with
-// inst::DefineKind (ir/schedule/define_kind.h), which takes the name once.
+// kind_definition::DefineKind (ir/schedule/define_kind.h), which takes the name once.
 // The registry in instruction_kind.cc lists them all.
 #pragma once
 
 #include "ir/schedule/instruction.h"
 
-namespace kiln::ir::kinds {
+namespace kiln::ir::instruction_kinds {
 
 // sampling.cc
 const InstructionKind& SampleCategorical();
@@ -56,4 +56,4 @@ const InstructionKind& TransformLayout();
 // enter_postproc.cc
 const InstructionKind& EnterPostproc();
 
-}  // namespace kiln::ir::kinds
+}  // namespace kiln::ir::instruction_kinds

@@ -148,26 +148,26 @@ void Schedule::Reorder(const std::vector<LoopRV>& ordered_loops) {
   std::vector<InstArg> inputs;
   inputs.reserve(ordered_loops.size());
   for (LoopRV l : ordered_loops) inputs.push_back(InstArg::Of(l.ref()));
-  Record(kinds::Reorder().name, std::move(inputs), nlohmann::json::array(), {});
+  Record(instruction_kinds::Reorder().name, std::move(inputs), nlohmann::json::array(), {});
 }
 
-namespace kinds {
+namespace instruction_kinds {
 
 const InstructionKind& Reorder() {
-  static const InstructionKind k = inst::DefineKind(
+  static const InstructionKind k = kind_definition::DefineKind(
       "Reorder", {},
-      [](Schedule& sch, const inst::Args& a) -> std::vector<RVRef> {
+      [](Schedule& sch, const kind_definition::Args& a) -> std::vector<RVRef> {
         a.ExpectAttrs(0);
         std::vector<LoopRV> loops;
         for (size_t i = 0; i < a.size(); ++i) loops.push_back(a.Loop(i));
         sch.Reorder(loops);
         return {};
       },
-      [](inst::PyCall& py) {
+      [](kind_definition::PyCall& py) {
         for (const auto& s : py.in) py.Positional(s);
       });
   return k;
 }
 
-}  // namespace kinds
+}  // namespace instruction_kinds
 }  // namespace kiln::ir

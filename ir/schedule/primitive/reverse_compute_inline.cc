@@ -318,11 +318,11 @@ bool CanReverseComputeInline(const Schedule& sch, BlockRV block, std::string* wh
 
 void Schedule::ReverseComputeInline(BlockRV block) {
   SetBody(ReverseComputeInlineImpl(PathOf(block), /*check_only=*/false));
-  Record(kinds::ReverseComputeInline().name, {InstArg::Of(block.ref())}, nlohmann::json::array(),
-         {});
+  Record(instruction_kinds::ReverseComputeInline().name, {InstArg::Of(block.ref())},
+         nlohmann::json::array(), {});
 }
 
-namespace kinds {
+namespace instruction_kinds {
 
 const InstructionKind& ReverseComputeInline() {
   static const InstructionKind k =
@@ -330,5 +330,5 @@ const InstructionKind& ReverseComputeInline() {
   return k;
 }
 
-}  // namespace kinds
+}  // namespace instruction_kinds
 }  // namespace kiln::ir

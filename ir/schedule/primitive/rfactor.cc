@@ -383,17 +383,17 @@ BlockRV Schedule::RFactor(LoopRV loop_rv, int factor_axis) {
   SetBody(ReplaceAlongPath(to_scope, Stmt(std::move(new_scope))));
 
   BlockRV out = NewBlockRV(rf_name);
-  Record(kinds::RFactor().name, {InstArg::Of(loop_rv.ref())}, nlohmann::json::array({factor_axis}),
-         {out.ref()});
+  Record(instruction_kinds::RFactor().name, {InstArg::Of(loop_rv.ref())},
+         nlohmann::json::array({factor_axis}), {out.ref()});
   return out;
 }
 
-namespace kinds {
+namespace instruction_kinds {
 
 const InstructionKind& RFactor() {
-  static const InstructionKind k = inst::DefineKind(
+  static const InstructionKind k = kind_definition::DefineKind(
       "RFactor", {},
-      [](Schedule& sch, const inst::Args& a) -> std::vector<RVRef> {
+      [](Schedule& sch, const kind_definition::Args& a) -> std::vector<RVRef> {
         a.ExpectInputs(1);
         a.ExpectAttrs(1);
         const int64_t axis = a.AttrInt(0);
@@ -402,9 +402,11 @@ const InstructionKind& RFactor() {
         }
         return {sch.RFactor(a.Loop(0), static_cast<int>(axis)).ref()};
       },
-      [](inst::PyCall& py) { py.Arg("loop", py.in[0]).Arg("factor_axis", py.attrs[0].dump()); });
+      [](kind_definition::PyCall& py) {
+        py.Arg("loop", py.in[0]).Arg("factor_axis", py.attrs[0].dump());
+      });
   return k;
 }
 
-}  // namespace kinds
+}  // namespace instruction_kinds
 }  // namespace kiln::ir

@@ -191,29 +191,29 @@ LoopRV Schedule::SampleComputeLocation(BlockRV block, std::optional<int64_t> dec
     c = candidates[static_cast<size_t>(rng_.SampleInt(0, static_cast<int64_t>(candidates.size())))];
   }
   LoopRV out = c.loop ? NewLoopRV(c.loop->loop_var) : NewLocationMarkRV(c.index == -2);
-  Record(kinds::SampleComputeLocation().name, {InstArg::Of(block.ref())}, nlohmann::json::array(),
-         {out.ref()}, nlohmann::json(c.index));
+  Record(instruction_kinds::SampleComputeLocation().name, {InstArg::Of(block.ref())},
+         nlohmann::json::array(), {out.ref()}, nlohmann::json(c.index));
   return out;
 }
 
-namespace kinds {
+namespace instruction_kinds {
 
 const InstructionKind& SampleComputeLocation() {
-  static const InstructionKind k = inst::DefineKind(
+  static const InstructionKind k = kind_definition::DefineKind(
       "SampleComputeLocation", {/*is_pure=*/true, /*has_decision=*/true},
-      [](Schedule& sch, const inst::Args& a) -> std::vector<RVRef> {
+      [](Schedule& sch, const kind_definition::Args& a) -> std::vector<RVRef> {
         a.ExpectInputs(1);
         a.ExpectAttrs(0);
         std::optional<int64_t> d;
         if (a.decision()) d = a.DecisionInt();
         return {sch.SampleComputeLocation(a.Block(0), d).ref()};
       },
-      [](inst::PyCall& py) {
+      [](kind_definition::PyCall& py) {
         py.Arg("block", py.in[0]);
         if (py.decision) py.Arg("decision", py.decision->dump());
       });
   return k;
 }
 
-}  // namespace kinds
+}  // namespace instruction_kinds
 }  // namespace kiln::ir

@@ -100,8 +100,8 @@ ExprRV Schedule::SampleCategorical(const std::vector<int64_t>& candidates,
     }
   }
   ExprRV out = NewExprRV(candidates[index]);
-  Record(kinds::SampleCategorical().name, {}, nlohmann::json::array({candidates, probs}), {out.ref()},
-         nlohmann::json(index));
+  Record(instruction_kinds::SampleCategorical().name, {},
+         nlohmann::json::array({candidates, probs}), {out.ref()}, nlohmann::json(index));
   return out;
 }
 
@@ -139,34 +139,35 @@ std::vector<ExprRV> Schedule::SamplePerfectTile(LoopRV loop, int n, int max_inne
     outs.push_back(NewExprRV(t));
     refs.push_back(outs.back().ref());
   }
-  Record(kinds::SamplePerfectTile().name, {InstArg::Of(loop.ref())},
+  Record(instruction_kinds::SamplePerfectTile().name, {InstArg::Of(loop.ref())},
          nlohmann::json::array({n, max_innermost_factor}), refs, nlohmann::json(tile));
   return outs;
 }
 
-namespace kinds {
+namespace instruction_kinds {
 
 const InstructionKind& SampleCategorical() {
-  static const InstructionKind k = inst::DefineKind(
+  static const InstructionKind k = kind_definition::DefineKind(
       "SampleCategorical", {/*is_pure=*/true, /*has_decision=*/true},
-      [](Schedule& sch, const inst::Args& a) -> std::vector<RVRef> {
+      [](Schedule& sch, const kind_definition::Args& a) -> std::vector<RVRef> {
         a.ExpectInputs(0);
         a.ExpectAttrs(2);
         std::optional<int64_t> d;
         if (a.decision()) d = a.DecisionInt();
         return {sch.SampleCategorical(a.AttrInts(0), a.AttrFloats(1), d).ref()};
       },
-      [](inst::PyCall& py) {
-        py.Arg("candidates", inst::PyValue(py.attrs[0])).Arg("probs", inst::PyValue(py.attrs[1]));
-        if (py.decision) py.Arg("decision", inst::PyValue(*py.decision));
+      [](kind_definition::PyCall& py) {
+        py.Arg("candidates", kind_definition::PyValue(py.attrs[0]))
+            .Arg("probs", kind_definition::PyValue(py.attrs[1]));
+        if (py.decision) py.Arg("decision", kind_definition::PyValue(*py.decision));
       });
   return k;
 }
 
 const InstructionKind& SamplePerfectTile() {
-  static const InstructionKind k = inst::DefineKind(
+  static const InstructionKind k = kind_definition::DefineKind(
       "SamplePerfectTile", {/*is_pure=*/true, /*has_decision=*/true},
-      [](Schedule& sch, const inst::Args& a) -> std::vector<RVRef> {
+      [](Schedule& sch, const kind_definition::Args& a) -> std::vector<RVRef> {
         a.ExpectInputs(1);
         a.ExpectAttrs(2);
         int64_t n = a.AttrInt(0);
@@ -184,13 +185,13 @@ const InstructionKind& SamplePerfectTile() {
         }
         return out;
       },
-      [](inst::PyCall& py) {
+      [](kind_definition::PyCall& py) {
         py.Arg("loop", py.in[0]).Arg("n", py.attrs[0].dump());
         py.Arg("max_innermost_factor", py.attrs[1].dump());
-        if (py.decision) py.Arg("decision", inst::PyValue(*py.decision));
+        if (py.decision) py.Arg("decision", kind_definition::PyValue(*py.decision));
       });
   return k;
 }
 
-}  // namespace kinds
+}  // namespace instruction_kinds
 }  // namespace kiln::ir

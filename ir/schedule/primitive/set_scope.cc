@@ -89,16 +89,16 @@ void Schedule::SetScope(BlockRV block, int buffer_index, const std::string& stor
     BufferReplacer replacer(buffer, buffer.WithScope(storage_scope));
     SetBody(replacer.VisitStmt(func().body));
   }
-  Record(kinds::SetScope().name, {InstArg::Of(block.ref())},
+  Record(instruction_kinds::SetScope().name, {InstArg::Of(block.ref())},
          nlohmann::json::array({buffer_index, storage_scope}), {});
 }
 
-namespace kinds {
+namespace instruction_kinds {
 
 const InstructionKind& SetScope() {
-  static const InstructionKind k = inst::DefineKind(
+  static const InstructionKind k = kind_definition::DefineKind(
       "SetScope", {},
-      [](Schedule& sch, const inst::Args& a) -> std::vector<RVRef> {
+      [](Schedule& sch, const kind_definition::Args& a) -> std::vector<RVRef> {
         a.ExpectInputs(1);
         a.ExpectAttrs(2);
         int64_t index = a.AttrInt(0);
@@ -108,12 +108,12 @@ const InstructionKind& SetScope() {
         sch.SetScope(a.Block(0), static_cast<int>(index), a.AttrStr(1));
         return {};
       },
-      [](inst::PyCall& py) {
+      [](kind_definition::PyCall& py) {
         py.Arg("block", py.in[0]).Arg("buffer_index", py.attrs[0].dump());
         py.Arg("storage_scope", py.attrs[1].dump());
       });
   return k;
 }
 
-}  // namespace kinds
+}  // namespace instruction_kinds
 }  // namespace kiln::ir

@@ -196,17 +196,17 @@ std::vector<LoopRV> Schedule::Split(LoopRV loop_rv, const std::vector<Factor>& f
       inputs.push_back(InstArg::Of(std::get<ExprRV>(f).ref()));
     }
   }
-  Record(kinds::Split().name, std::move(inputs),
+  Record(instruction_kinds::Split().name, std::move(inputs),
          nlohmann::json::array({preserve_unit_iters ? 1 : 0, disable_predication ? 1 : 0}), refs);
   return out;
 }
 
-namespace kinds {
+namespace instruction_kinds {
 
 const InstructionKind& Split() {
-  static const InstructionKind k = inst::DefineKind(
+  static const InstructionKind k = kind_definition::DefineKind(
       "Split", {},
-      [](Schedule& sch, const inst::Args& a) -> std::vector<RVRef> {
+      [](Schedule& sch, const kind_definition::Args& a) -> std::vector<RVRef> {
         if (a.size() < 2) a.Fail("expected a loop and at least one factor");
         a.ExpectAttrs(2);
         std::vector<Factor> factors;
@@ -217,7 +217,7 @@ const InstructionKind& Split() {
               factors.emplace_back(std::monostate{});
               break;
             case InstArg::Kind::kInt:
-              factors.emplace_back(f.i);
+              factors.emplace_back(f.int_value);
               break;
             default:
               factors.emplace_back(a.Expr(i));
@@ -230,14 +230,14 @@ const InstructionKind& Split() {
         }
         return out;
       },
-      [](inst::PyCall& py) {
+      [](kind_definition::PyCall& py) {
         std::vector<std::string> factors(py.in.begin() + 1, py.in.end());
-        py.Arg("loop", py.in[0]).Arg("factors", inst::PyList(factors));
-        py.Arg("preserve_unit_iters", inst::PyBool(py.AttrBool(0)));
-        py.Arg("disable_predication", inst::PyBool(py.AttrBool(1)));
+        py.Arg("loop", py.in[0]).Arg("factors", kind_definition::PyList(factors));
+        py.Arg("preserve_unit_iters", kind_definition::PyBool(py.AttrBool(0)));
+        py.Arg("disable_predication", kind_definition::PyBool(py.AttrBool(1)));
       });
   return k;
 }
 
-}  // namespace kinds
+}  // namespace instruction_kinds
 }  // namespace kiln::ir

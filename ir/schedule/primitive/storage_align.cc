@@ -112,16 +112,16 @@ void Schedule::StorageAlign(BlockRV block, int buffer_index, int axis, int facto
   BlockNode n = *b;
   n.annotations[kBufferDimAlign] = StringImm(AlignText(tuples));
   SetBody(ReplaceBlockAlongPath(path, MakeBlock(std::move(n))));
-  Record(kinds::StorageAlign().name, {InstArg::Of(block.ref())},
+  Record(instruction_kinds::StorageAlign().name, {InstArg::Of(block.ref())},
          nlohmann::json::array({buffer_index, given_axis, factor, offset}), {});
 }
 
-namespace kinds {
+namespace instruction_kinds {
 
 const InstructionKind& StorageAlign() {
-  static const InstructionKind k = inst::DefineKind(
+  static const InstructionKind k = kind_definition::DefineKind(
       "StorageAlign", {},
-      [](Schedule& sch, const inst::Args& a) -> std::vector<RVRef> {
+      [](Schedule& sch, const kind_definition::Args& a) -> std::vector<RVRef> {
         a.ExpectInputs(1);
         a.ExpectAttrs(4);
         int v[4];
@@ -135,7 +135,7 @@ const InstructionKind& StorageAlign() {
         sch.StorageAlign(a.Block(0), v[0], v[1], v[2], v[3]);
         return {};
       },
-      [](inst::PyCall& py) {
+      [](kind_definition::PyCall& py) {
         py.Arg("block", py.in[0]).Arg("buffer_index", py.attrs[0].dump());
         py.Arg("axis", py.attrs[1].dump()).Arg("factor", py.attrs[2].dump());
         py.Arg("offset", py.attrs[3].dump());
@@ -143,5 +143,5 @@ const InstructionKind& StorageAlign() {
   return k;
 }
 
-}  // namespace kinds
+}  // namespace instruction_kinds
 }  // namespace kiln::ir

@@ -19,6 +19,7 @@
 #include "ir/op.h"
 #include "ir/schedule/define_kind.h"
 #include "ir/schedule/schedule.h"
+#include "ir/schedule/schedule_mutator.h"
 #include "ir/schedule/tensor_intrin.h"
 #include "ir/schedule/tensor_intrin_match.h"
 #include "ir/schedule/tensorize.h"
@@ -60,29 +61,30 @@ void Tensorize(Schedule& sch, BlockOrLoop target, const std::string& intrin_name
   StmtPath path = sch.PathOf(block);
   BlockNode n = *path.back().as<BlockRealizeNode>()->block.get();
   n.annotations[kTensorIntrinAttr] = StringImm(intrin_name);
-  sch.SetBodyKeepingFacts(ReplaceBlockAlongPath(path, MakeBlock(std::move(n))));
-  sch.Record(kinds::Tensorize().name, {InstArg::Of(block.ref())},
+  ScheduleMutator mut(sch);
+  mut.SetBodyKeepingFacts(ReplaceBlockAlongPath(path, MakeBlock(std::move(n))));
+  mut.Record(instruction_kinds::Tensorize().name, {InstArg::Of(block.ref())},
              nlohmann::json::array({intrin_name, preserve_unit_iters ? 1 : 0}), {});
 }
 
-namespace kinds {
+namespace instruction_kinds {
 
 const InstructionKind& Tensorize() {
-  static const InstructionKind k = inst::DefineKind(
+  static const InstructionKind k = kind_definition::DefineKind(
       "Tensorize", {},
-      [](Schedule& sch, const inst::Args& a) -> std::vector<RVRef> {
+      [](Schedule& sch, const kind_definition::Args& a) -> std::vector<RVRef> {
         a.ExpectInputs(1);
         a.ExpectAttrs(2);
         ::kiln::ir::Tensorize(sch, a.BlockOrLoopArg(0), a.AttrStr(0), a.AttrBool(1));
         return {};
       },
-      [](inst::PyCall& py) {
+      [](kind_definition::PyCall& py) {
         py.Arg("block_or_loop", py.in[0])
             .Arg("tensor_intrin", py.attrs[0].dump())
-            .Arg("preserve_unit_iters", inst::PyBool(py.AttrBool(1)));
+            .Arg("preserve_unit_iters", kind_definition::PyBool(py.AttrBool(1)));
       });
   return k;
 }
 
-}  // namespace kinds
+}  // namespace instruction_kinds
 }  // namespace kiln::ir

@@ -160,16 +160,16 @@ void Schedule::TransformLayout(BlockRV block_rv, int buffer_index,
 
   nlohmann::json attrs = nlohmann::json::array({buffer_index, buffer_index_type == "read" ? 0 : 1,
                                                 nullptr, assume_injective_transform ? 1 : 0});
-  Record(kinds::TransformLayout().name, {InstArg::Of(block_rv.ref()), InstArg::Str(index_map.ToText())},
-         std::move(attrs), {});
+  Record(instruction_kinds::TransformLayout().name,
+         {InstArg::Of(block_rv.ref()), InstArg::Str(index_map.ToText())}, std::move(attrs), {});
 }
 
-namespace kinds {
+namespace instruction_kinds {
 
 const InstructionKind& TransformLayout() {
-  static const InstructionKind k = inst::DefineKind(
+  static const InstructionKind k = kind_definition::DefineKind(
       "TransformLayout", {},
-      [](Schedule& sch, const inst::Args& a) -> std::vector<RVRef> {
+      [](Schedule& sch, const kind_definition::Args& a) -> std::vector<RVRef> {
         a.ExpectInputs(2);
         a.ExpectAttrs(4);
         BlockRV block = a.Block(0);
@@ -195,7 +195,7 @@ const InstructionKind& TransformLayout() {
                             map, pad, a.AttrBool(3));
         return {};
       },
-      [](inst::PyCall& py) {
+      [](kind_definition::PyCall& py) {
         const nlohmann::json& attrs = py.attrs;
         // The map input arrives as a quoted string; python takes the lambda.
         std::string map = py.in[1];
@@ -207,7 +207,7 @@ const InstructionKind& TransformLayout() {
         py.Arg("buffer", std::string("(\"") + (attrs[1].get<int64_t>() == 0 ? "read" : "write") +
                              "\", " + attrs[0].dump() + ")");
         py.Arg("index_map", map).Arg("pad_value", pad);
-        py.Arg("assume_injective_transform", inst::PyBool(injective));
+        py.Arg("assume_injective_transform", kind_definition::PyBool(injective));
       },
       [](const std::vector<InstArg>& in, const nlohmann::json& attrs) -> std::string {
         if (in.size() != 2) return "expects 2 inputs (block, index_map)";
@@ -230,5 +230,5 @@ const InstructionKind& TransformLayout() {
   return k;
 }
 
-}  // namespace kinds
+}  // namespace instruction_kinds
 }  // namespace kiln::ir

@@ -1,4 +1,4 @@
-#include "ir/schedule/tree.h"
+#include "ir/schedule/stmt_path.h"
 
 #include "ir/error.h"
 #include "ir/functor.h"
