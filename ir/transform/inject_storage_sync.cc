@@ -22,7 +22,7 @@
 #include "ir/error.h"
 #include "ir/functor.h"
 #include "ir/op.h"
-#include "ir/schedule/tensor_intrin.h"
+#include "ir/tensor_intrin/tensor_intrin.h"
 #include "ir/substitute.h"
 #include "ir/transform/passes.h"
 
@@ -73,7 +73,7 @@ class AccessOf : public IRVisitor {
     IRVisitor::VisitBufferStore(op);
   }
   // A tensor-core store to shared memory writes the tile its operand loads
-  // only name (ir/schedule/tensor_intrin.h).
+  // only name (ir/tensor_intrin/tensor_intrin.h).
   void VisitFor(const ForNode* op) override {
     if (auto t = AsLoweredTensorIntrin(*op)) {
       for (const auto& o : t->operands) {

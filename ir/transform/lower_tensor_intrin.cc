@@ -18,8 +18,8 @@
 #include "ir/error.h"
 #include "ir/functor.h"
 #include "ir/op.h"
-#include "ir/schedule/tensor_intrin.h"
-#include "ir/schedule/tensor_intrin_match.h"
+#include "ir/tensor_intrin/tensor_intrin.h"
+#include "ir/tensor_intrin/tensor_intrin_match.h"
 #include "ir/transform/passes.h"
 
 namespace kiln::ir::transform {

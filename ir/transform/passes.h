@@ -68,7 +68,7 @@ namespace kiln::ir::transform {
 
 // Blocks Tensorize marked become one annotated unit loop each, naming the
 // first and last element of every operand tile (block form, so this runs
-// first; lower_tensor_intrin.cc, ir/schedule/tensor_intrin.h).
+// first; lower_tensor_intrin.cc, ir/tensor_intrin/tensor_intrin.h).
 PrimFunc LowerTensorIntrin(const PrimFunc& func);
 
 // Reductions whose reduce loop is bound to threadIdx (block form, so this

@@ -20,8 +20,8 @@
 #include "ir/schedule/define_kind.h"
 #include "ir/schedule/schedule.h"
 #include "ir/schedule/schedule_mutator.h"
-#include "ir/schedule/tensor_intrin.h"
-#include "ir/schedule/tensor_intrin_match.h"
+#include "ir/tensor_intrin/tensor_intrin.h"
+#include "ir/tensor_intrin/tensor_intrin_match.h"
 #include "ir/schedule/tensorize.h"
 
 namespace kiln::ir {

@@ -1,4 +1,4 @@
-#include "ir/schedule/tensor_intrin_match.h"
+#include "ir/tensor_intrin/tensor_intrin_match.h"
 
 #include <unordered_map>
 #include <unordered_set>

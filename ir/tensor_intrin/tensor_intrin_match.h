@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "ir/schedule/tensor_intrin.h"
+#include "ir/tensor_intrin/tensor_intrin.h"
 #include "ir/stmt.h"
 
 namespace kiln::ir {

@@ -1,4 +1,4 @@
-#include "ir/schedule/tensor_intrin.h"
+#include "ir/tensor_intrin/tensor_intrin.h"
 
 #include <algorithm>
 #include <functional>
