@@ -6,6 +6,7 @@
 
 #include "ir/schedule/instruction.h"
 #include "ir/schedule/primitive/kinds.h"
+#include "ir/schedule/tensorize.h"
 
 namespace kiln::ir {
 
