@@ -14,7 +14,7 @@
 #include "ir/error.h"
 #include "ir/functor.h"
 #include "ir/op.h"
-#include "ir/schedule/tensor_intrin.h"
+#include "ir/tensor_intrin/tensor_intrin.h"
 #include "ir/transform/gpu_kernels.h"
 #include "ir/transform/lower.h"
 #include "ir/transform/verify_gpu_code.h"

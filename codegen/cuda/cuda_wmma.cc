@@ -5,7 +5,7 @@
 #include "codegen/llvm_backend.h"
 #include "ir/buffer.h"
 #include "ir/op.h"
-#include "ir/schedule/tensor_intrin.h"
+#include "ir/tensor_intrin/tensor_intrin.h"
 
 namespace kiln::codegen {
 namespace {

@@ -1,6 +1,6 @@
 // The CUDA backend's tensor cores: fragment declarations for buffers in the
 // wmma.* storage scopes and nvcuda::wmma calls for the lowered form of a
-// tensorized block (ir/schedule/tensor_intrin.h, made by
+// tensorized block (ir/tensor_intrin/tensor_intrin.h, made by
 // ir/transform/lower_tensor_intrin.cc). cuda_codegen.cc calls these while it
 // emits a kernel.
 #pragma once
@@ -8,7 +8,7 @@
 #include <functional>
 #include <string>
 
-#include "ir/schedule/tensor_intrin.h"
+#include "ir/tensor_intrin/tensor_intrin.h"
 
 namespace kiln::codegen {
 

@@ -1,7 +1,7 @@
 // MultiLevelTilingTensorCore (CUDA, sm_80 and later): an fp16 GEMM block
 // (Z[.., i, j] += f32(X[.., i, k]) * f32(Y[.., k, j]), row-major operands,
 // i, j and k multiples of 16) runs on tensor cores through the wmma
-// intrinsics of ir/schedule/tensor_intrin.h. The block is tiled to 16x16x16
+// intrinsics of ir/tensor_intrin/tensor_intrin.h. The block is tiled to 16x16x16
 // and blockized; the fragment grid is tiled "SSRSRS":
 //   S0 (batch, i0, j0) -> blockIdx.x       S1 (i1, j1) -> threadIdx.y (warps)
 //   R0 (k0)                                S2 (i2, j2)
