@@ -29,10 +29,10 @@
 
 #include <CLI/CLI.hpp>
 
+#include "bench/bench_trace.h"
 #include "codegen/kernel_abi.h"
 #include "codegen/llvm_backend.h"
 #include "codegen/target_features.h"
-#include "database/database.h"
 #include "ir/compare.h"
 #include "ir/ndarray.h"
 #include "ir/schedule/schedule.h"
@@ -51,14 +51,6 @@ namespace {
 constexpr int64_t kN = 1, kH = 224, kW = 224, kCI = 3, kCO = 64, kK = 7, kStride = 2, kPad = 3;
 constexpr int64_t kOH = (kH + 2 * kPad - kK) / kStride + 1;  // 112
 constexpr int64_t kOW = (kW + 2 * kPad - kK) / kStride + 1;  // 112
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw std::runtime_error("cannot read " + path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 void CheckWorkloadShapes() {
   const ir::WorkloadInfo info = ir::DescribeWorkload("C2D", 0);
@@ -120,23 +112,9 @@ int Run(int argc, char** argv) {
 
   CheckWorkloadShapes();
   const ir::PrimFunc conv = ir::MakeWorkload("C2D", 0);
-  std::string trace_json, trace_from;
-  if (db_path.empty()) {
-    trace_json = ReadFile(trace_path);
-    trace_from = "trace " + trace_path;
-  } else {
-    if (!std::ifstream(db_path)) throw std::runtime_error("--db " + db_path + ": no such file");
-    auto db = database::Database::Open(db_path, database::Database::Mode::kReadOnly);
-    auto id = db.FindWorkload(conv);
-    auto best = id ? db.Best(*id, host.ToString()) : std::nullopt;
-    if (!best) {
-      throw std::runtime_error("--db " + db_path + ": no verified C2D:0 record for '" + host.ToString() +
-                               "': " + db.ExplainMiss(id.value_or(0), host.ToString()).Explain());
-    }
-    trace_json = best->trace_json;
-    trace_from = "best of " + std::to_string(db.CountRecords(*id, host.ToString())) + " records in " +
-                 db_path + " (trace " + best->trace_hash + ")";
-  }
+  const BenchTrace picked = LoadBenchTrace(conv, "C2D:0", host.ToString(), db_path, trace_path);
+  const std::string& trace_json = picked.json;
+  const std::string& trace_from = picked.from;
   ir::Schedule sch(conv, 1);
   ir::Trace::FromJSONString(trace_json).ApplyToSchedule(&sch, /*remove_postproc=*/false);
   auto kernel = codegen::JitKernel::Load(codegen::BuildObject(sch.func(), host));

@@ -35,10 +35,10 @@
 
 #include <CLI/CLI.hpp>
 
+#include "bench/bench_trace.h"
 #include "codegen/kernel_abi.h"
 #include "codegen/llvm_backend.h"
 #include "codegen/target_features.h"
-#include "database/database.h"
 #include "ir/compare.h"
 #include "ir/interpreter.h"
 #include "ir/ndarray.h"
@@ -93,14 +93,6 @@ std::string TraceFileText(const ir::Trace& trace) {
   return text + " ],\n " + j[1].dump() + "]\n";
 }
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw std::runtime_error("cannot read " + path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 // Largest |kiln - double reference| / (1 + |reference|) over sampled
 // elements of Z = X * Y (row-major, batch 1).
 double SampledError(const float* x, const float* y, const float* z, int samples) {
@@ -148,22 +140,9 @@ int Run(int argc, char** argv) {
     return 0;
   }
 
-  std::string trace_json, trace_from = "trace " + trace_path;
-  if (db_path.empty()) {
-    trace_json = ReadFile(trace_path);
-  } else {
-    if (!std::ifstream(db_path)) throw std::runtime_error("--db " + db_path + ": no such file");
-    auto db = database::Database::Open(db_path, database::Database::Mode::kReadOnly);
-    auto id = db.FindWorkload(gmm);
-    auto best = id ? db.Best(*id, host.ToString()) : std::nullopt;
-    if (!best) {
-      throw std::runtime_error("--db " + db_path + ": no verified GMM:3 record for '" + host.ToString() +
-                               "': " + db.ExplainMiss(id.value_or(0), host.ToString()).Explain());
-    }
-    trace_json = best->trace_json;
-    trace_from = "best of " + std::to_string(db.CountRecords(*id, host.ToString())) + " records in " +
-                 db_path + " (trace " + best->trace_hash + ")";
-  }
+  const BenchTrace picked = LoadBenchTrace(gmm, "GMM:3", host.ToString(), db_path, trace_path);
+  const std::string& trace_json = picked.json;
+  const std::string& trace_from = picked.from;
   ir::Schedule sch(gmm, 1);
   ir::Trace::FromJSONString(trace_json).ApplyToSchedule(&sch, /*remove_postproc=*/false);
   if (!emit_asm.empty()) {
