@@ -99,7 +99,7 @@ class Matcher {
     for (size_t i = 0; i < db.iter_vars.size(); ++i) {
       dsub_[db.iter_vars[i].var.get()] = Substitute(d.realize->iter_values[i], dsub_);
     }
-    CheckIterKinds(tl, d, tb, db);
+    CheckIterKinds(tl, tb, db);
 
     operands_.resize(intrin_.desc.params.size());
     MatchStmt(tb.body, db.body);
@@ -117,8 +117,7 @@ class Matcher {
  private:
   // Each paired loop must drive iterators of the kind the intrinsic's loop
   // drives: a spatial loop of the description cannot stand for a reduction.
-  void CheckIterKinds(const std::vector<const ForNode*>& tl, const Nest& d, const BlockNode& tb,
-                      const BlockNode& db) {
+  void CheckIterKinds(const std::vector<const ForNode*>& tl, const BlockNode& tb, const BlockNode& db) {
     for (size_t a = 0; a < tl.size(); ++a) {
       auto kinds_of = [](const BlockNode& b, const std::vector<Expr>& bindings, const VarNode* v) {
         std::unordered_set<int> kinds;
@@ -134,7 +133,6 @@ class Matcher {
       for (const auto& iv : db.iter_vars) dbind.push_back(dsub_.at(iv.var.get()));
       auto tk = kinds_of(tb, tbind, tl[a]->loop_var.get());
       auto dk = kinds_of(db, dbind, tl[a]->loop_var.get());
-      (void)d;
       if (tk != dk) {
         Fail("loop " + tl[a]->loop_var.name() + " drives " + (tk.empty() ? "no" : KindText(tk)) +
              " iterators of block '" + tb.name + "' where the intrinsic's loop drives " +
