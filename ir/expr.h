@@ -120,7 +120,8 @@ class Expr {
   ExprKind kind() const { return node_->kind; }
   DataType dtype() const { return node_->dtype; }
 
-  // Downcast: returns nullptr if the node is not a T.
+  // Downcast: returns nullptr if the node is not a T. Every node type says
+  // which kinds it takes with a static Matches (Stmt::as in ir/stmt.h too).
   template <typename T>
   const T* as() const {
     return node_ && T::Matches(node_->kind) ? static_cast<const T*>(node_.get()) : nullptr;

@@ -45,9 +45,12 @@ class Stmt {
   const std::shared_ptr<const StmtNode>& node() const { return node_; }
   StmtKind kind() const { return node_->kind; }
 
+  // Downcast: returns nullptr if the node is not a T (the convention of
+  // Expr::as in ir/expr.h: each node type says which kinds it takes with a
+  // static Matches).
   template <typename T>
   const T* as() const {
-    return node_ && node_->kind == T::kKind ? static_cast<const T*>(node_.get()) : nullptr;
+    return node_ && T::Matches(node_->kind) ? static_cast<const T*>(node_.get()) : nullptr;
   }
   bool same_as(const Stmt& other) const { return node_ == other.node_; }
 
@@ -60,8 +63,8 @@ enum class ForKind : uint8_t { kSerial, kParallel, kVectorized, kUnrolled, kThre
 const char* ForKindName(ForKind k);  // "serial", "parallel", ...
 
 struct ForNode : StmtNode {
-  static constexpr StmtKind kKind = StmtKind::kFor;
-  ForNode() : StmtNode(kKind) {}
+  ForNode() : StmtNode(StmtKind::kFor) {}
+  static bool Matches(StmtKind k) { return k == StmtKind::kFor; }
   Var loop_var;
   Expr min;
   Expr extent;
@@ -113,38 +116,38 @@ class Block {
 };
 
 struct BlockRealizeNode : StmtNode {
-  static constexpr StmtKind kKind = StmtKind::kBlockRealize;
-  BlockRealizeNode() : StmtNode(kKind) {}
+  BlockRealizeNode() : StmtNode(StmtKind::kBlockRealize) {}
+  static bool Matches(StmtKind k) { return k == StmtKind::kBlockRealize; }
   std::vector<Expr> iter_values;  // one binding per block iter var
   Expr predicate;                 // bool; the block runs only where it holds
   Block block;
 };
 
 struct BufferStoreNode : StmtNode {
-  static constexpr StmtKind kKind = StmtKind::kBufferStore;
-  BufferStoreNode() : StmtNode(kKind) {}
+  BufferStoreNode() : StmtNode(StmtKind::kBufferStore) {}
+  static bool Matches(StmtKind k) { return k == StmtKind::kBufferStore; }
   Buffer buffer;
   Expr value;
   std::vector<Expr> indices;
 };
 
 struct SeqStmtNode : StmtNode {
-  static constexpr StmtKind kKind = StmtKind::kSeqStmt;
-  SeqStmtNode() : StmtNode(kKind) {}
+  SeqStmtNode() : StmtNode(StmtKind::kSeqStmt) {}
+  static bool Matches(StmtKind k) { return k == StmtKind::kSeqStmt; }
   std::vector<Stmt> seq;
 };
 
 struct IfThenElseNode : StmtNode {
-  static constexpr StmtKind kKind = StmtKind::kIfThenElse;
-  IfThenElseNode() : StmtNode(kKind) {}
+  IfThenElseNode() : StmtNode(StmtKind::kIfThenElse) {}
+  static bool Matches(StmtKind k) { return k == StmtKind::kIfThenElse; }
   Expr condition;
   Stmt then_case;
   Stmt else_case;  // may be undefined
 };
 
 struct EvaluateNode : StmtNode {
-  static constexpr StmtKind kKind = StmtKind::kEvaluate;
-  EvaluateNode() : StmtNode(kKind) {}
+  EvaluateNode() : StmtNode(StmtKind::kEvaluate) {}
+  static bool Matches(StmtKind k) { return k == StmtKind::kEvaluate; }
   Expr value;
 };
 

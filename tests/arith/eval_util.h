@@ -181,7 +181,7 @@ class ExprGen {
         return Mul(sub(), sub());
       case 11: {  // split pieces that recombine (or nearly do)
         Expr x = sub(), c = cst();
-        int64_t k = Pick(5) - 2, cv = static_cast<const IntImmNode*>(c.get())->value;
+        int64_t k = Pick(5) - 2, cv = c.as<IntImmNode>()->value;
         return Add(Mul(FloorDiv(x, c), IntImm(k * cv + (Pick(4) == 0 ? 1 : 0), t)),
                    Mul(FloorMod(x, c), IntImm(k, t)));
       }
