@@ -52,13 +52,22 @@ int MaxFusibleForVectorize(const ir::BlockRealizeNode& realize,
   accesses.insert(accesses.end(), block.writes.begin(), block.writes.end());
   int max_fusible = INT_MAX;
   for (const ir::BufferRegion& access : accesses) {
+    // The index of a dimension, in the loops' variables, does not depend on
+    // the loop asked about: simplify it once (when first needed) and reuse
+    // it for every loop (this postproc runs on every replayed candidate).
+    ir::arith::Analyzer analyzer;
+    std::vector<ir::Expr> index(access.region.size());
+    auto index_of = [&](int d) -> const ir::Expr& {
+      if (!index[d].defined()) {
+        index[d] = analyzer.Simplify(ir::Substitute(access.region[d].min, binding));
+      }
+      return index[d];
+    };
     std::vector<int64_t> strides;
     for (const ir::ForNode* loop : loops) {
       int64_t stride = 0, buffer_stride = 1;
-      ir::arith::Analyzer analyzer;
       for (int d = static_cast<int>(access.region.size()) - 1; d >= 0; --d) {
-        ir::Expr idx = analyzer.Simplify(ir::Substitute(access.region[d].min, binding));
-        int64_t coef = StrideOf(idx, loop->loop_var.get());
+        int64_t coef = StrideOf(index_of(d), loop->loop_var.get());
         if (coef != 0) {
           stride = coef * buffer_stride;
           break;
