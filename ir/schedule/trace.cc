@@ -1,5 +1,6 @@
 #include "ir/schedule/trace.h"
 
+#include <cstring>
 #include <set>
 #include <unordered_map>
 
@@ -56,6 +57,41 @@ json ArgToJSON(const InstArg& a, const RVNamer& namer) {
     }
   }
   return nullptr;
+}
+
+// Appends `a` to an identity key. Numbers end with ',', strings carry their
+// length, lists their size: no two different arguments write the same text.
+void AppendArgKey(const InstArg& a, std::string* out) {
+  switch (a.kind) {
+    case InstArg::Kind::kNone: *out += 'N'; return;
+    case InstArg::Kind::kRV:
+      *out += 'r';
+      *out += Prefix(a.rv.kind);
+      *out += std::to_string(a.rv.id);
+      *out += ',';
+      return;
+    case InstArg::Kind::kInt: *out += 'i' + std::to_string(a.int_value) + ','; return;
+    case InstArg::Kind::kFloat: {
+      uint64_t bits = 0;
+      static_assert(sizeof bits == sizeof a.float_value);
+      std::memcpy(&bits, &a.float_value, sizeof bits);
+      *out += 'f' + std::to_string(bits) + ',';
+      return;
+    }
+    case InstArg::Kind::kString:
+      *out += 's' + std::to_string(a.str_value.size()) + ':' + a.str_value;
+      return;
+    case InstArg::Kind::kList:
+      *out += 'L' + std::to_string(a.list.size()) + ',';
+      for (const InstArg& x : a.list) AppendArgKey(x, out);
+      return;
+  }
+}
+
+void AppendSized(const std::string& text, std::string* out) {
+  *out += std::to_string(text.size());
+  *out += ':';
+  *out += text;
 }
 
 std::string ArgToPython(const InstArg& a, const RVNamer& namer) {
@@ -165,6 +201,30 @@ json Trace::AsJSON() const {
   json decisions = json::array();
   for (const auto& [index, d] : decisions_) decisions.push_back(json::array({index, d}));
   return json::array({insts, decisions});
+}
+
+std::string Trace::IdentityKey() const {
+  std::string key;
+  key.reserve(insts_.size() * 48);
+  for (const Instruction& inst : insts_) {
+    AppendSized(inst.kind, &key);
+    key += std::to_string(inst.inputs.size()) + '(';
+    for (const InstArg& a : inst.inputs) AppendArgKey(a, &key);
+    // Most instructions have no attributes: skip the dump of an empty array.
+    if (inst.attrs.is_array() && inst.attrs.empty()) {
+      key += 'A';
+    } else {
+      AppendSized(inst.attrs.dump(), &key);
+    }
+    key += std::to_string(inst.outputs.size()) + ')';
+    for (RVRef o : inst.outputs) AppendArgKey(InstArg::Of(o), &key);
+  }
+  key += '|';
+  for (const auto& [index, d] : decisions_) {
+    key += std::to_string(index) + '=';
+    AppendSized(d.dump(), &key);
+  }
+  return key;
 }
 
 Trace Trace::FromJSONString(const std::string& text) {

@@ -49,6 +49,14 @@ class Trace {
   static Trace FromJSON(const nlohmann::json& j);
   static Trace FromJSONString(const std::string& text);
 
+  // An exact identity for caches: traces with equal keys hold the same
+  // instructions (kinds, inputs, attributes, outputs with their random
+  // variables' slots) and the same decisions, so they replay alike. Cheaper
+  // than AsJSONString (no JSON tree, no renaming); traces that differ only in
+  // their random variables' slots get different keys (a cache miss, never a
+  // wrong hit).
+  std::string IdentityKey() const;
+
   // A schedule script: "def apply_trace(sch):" and one line per instruction.
   // For traces a Schedule recorded (a parsed trace: replay it first, which
   // validates every instruction's inputs and attributes).

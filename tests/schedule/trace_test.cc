@@ -172,6 +172,39 @@ TEST(Trace, JsonRoundTripIsAFixedPoint) {
   EXPECT_EQ(back.AsPython(), t.AsPython());
 }
 
+// The evolutionary search caches replays by IdentityKey
+// (search/evolutionary_search.cc): equal keys must mean equal traces, and a
+// replay in a fresh schedule must find the key of the trace it replays.
+TEST(Trace, IdentityKeyIsEqualExactlyWhenTheTracesAre) {
+  std::vector<Trace> traces;
+  for (int64_t seed = 1; seed <= 24; ++seed) traces.push_back(SampleTrace(seed));
+  // Sketches (no decisions), attributes changed, a decision changed.
+  traces.push_back(SampleTrace(7));  // the same seed: an equal trace
+  traces.push_back(traces[0].WithoutDecisions());
+  traces.push_back(traces[1].WithDecision(2, json::array({1, 1, 2, 32}), false));
+  traces.push_back(traces[1].WithDecision(2, json::array({1, 1, 32, 2}), false));
+  traces.push_back(traces[1].WithDecision(5, json(0), false));
+  traces.push_back(Trace::FromJSONString(
+      R"([[["GetBlock",[],["C","main"],["b0"]],["GetLoops",["b0"],[],["l1","l2","l3"]]],[]])"));
+  traces.push_back(Trace::FromJSONString(
+      R"([[["GetBlock",[],["B","main"],["b0"]],["GetLoops",["b0"],[],["l1","l2","l3"]]],[]])"));
+  int equal_pairs = 0;
+  for (size_t i = 0; i < traces.size(); ++i) {
+    for (size_t j = 0; j < traces.size(); ++j) {
+      const bool same = traces[i].AsJSONString() == traces[j].AsJSONString();
+      equal_pairs += same && i != j;
+      EXPECT_EQ(traces[i].IdentityKey() == traces[j].IdentityKey(), same) << i << " vs " << j;
+    }
+  }
+  EXPECT_GT(equal_pairs, 0);  // the "equal" side is exercised too
+  for (int64_t seed : {3, 9}) {
+    Trace t = SampleTrace(seed);
+    Schedule again(Matmul(64), 999);
+    t.ApplyToSchedule(&again, false);
+    EXPECT_EQ(again.trace().IdentityKey(), t.IdentityKey());
+  }
+}
+
 TEST(Trace, TvmSpellingGetSBlockIsAccepted) {
   Trace t = Trace::FromJSONString(
       R"([[["GetSBlock",[],["C","main"],["b0"]],["GetLoops",["b0"],[],["l1","l2","l3"]]],[]])");
