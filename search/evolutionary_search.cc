@@ -175,15 +175,15 @@ std::vector<Candidate> EvolutionarySearch::SampleInitPopulation(int64_t round, i
   return out;
 }
 
-std::vector<double> EvolutionarySearch::Scores(const std::vector<Candidate>& population) {
+std::vector<double> EvolutionarySearch::Scores(const std::vector<CandidatePtr>& population) {
   const auto t0 = Clock::now();
   std::vector<ir::PrimFunc> unknown;
   std::vector<uint64_t> unknown_keys;
   std::unordered_set<uint64_t> asked;
-  for (const Candidate& c : population) {
-    if (score_cache_.count(c.key) || !asked.insert(c.key).second) continue;
-    unknown.push_back(c.scheduled);
-    unknown_keys.push_back(c.key);
+  for (const CandidatePtr& c : population) {
+    if (score_cache_.count(c->key) || !asked.insert(c->key).second) continue;
+    unknown.push_back(c->scheduled);
+    unknown_keys.push_back(c->key);
   }
   if (!unknown.empty()) {
     std::vector<double> s = state_.cost_model->Predict(unknown);
@@ -199,45 +199,58 @@ std::vector<double> EvolutionarySearch::Scores(const std::vector<Candidate>& pop
   }
   std::vector<double> out;
   out.reserve(population.size());
-  for (const Candidate& c : population) out.push_back(score_cache_.at(c.key));
+  for (const CandidatePtr& c : population) out.push_back(score_cache_.at(c->key));
   stats_.secs_predict += Since(t0);
   return out;
 }
 
-std::optional<Candidate> EvolutionarySearch::ReplayCached(const ir::Trace& trace, int64_t seed,
-                                                          FailureStats* failures) {
+EvolutionarySearch::CandidatePtr EvolutionarySearch::ReplayCached(const ir::Trace& trace,
+                                                                  int64_t seed, int design_space,
+                                                                  FailureStats* failures) {
   // A mutated trace carries every decision, so its replay draws nothing and
   // the outcome (candidate or rejection) is the same whichever slot, thread
   // or seed computes it first: caching it changes no result.
-  std::string key = trace.AsJSONString();
+  auto in_space = [design_space](CandidatePtr c) -> CandidatePtr {
+    if (!c || c->design_space == design_space) return c;
+    auto copy = std::make_shared<Candidate>(*c);  // the same trace from another sketch
+    copy->design_space = design_space;
+    return copy;
+  };
+  std::string key = trace.IdentityKey();
   {
     std::lock_guard<std::mutex> lock(replay_cache_mu_);
     auto it = replay_cache_.find(key);
     if (it != replay_cache_.end()) {
       if (!it->second.candidate) failures->Add(it->second.fail_kind, it->second.fail_message);
-      return it->second.candidate;
+      return in_space(it->second.candidate);
     }
   }
   FailureStats mine;
   ReplayOutcome outcome;
-  outcome.candidate = ApplyTraceWithPostprocs(ctx_, trace, seed, &mine);
-  if (!outcome.candidate && !mine.counts.empty()) {
+  if (std::optional<Candidate> c = ApplyTraceWithPostprocs(ctx_, trace, seed, &mine)) {
+    c->design_space = design_space;
+    outcome.candidate = std::make_shared<const Candidate>(std::move(*c));
+  } else if (!mine.counts.empty()) {
     outcome.fail_kind = mine.counts.begin()->first;
     auto ex = mine.example.find(outcome.fail_kind);
     if (ex != mine.example.end()) outcome.fail_message = ex->second;
   }
   failures->Merge(mine);
   std::lock_guard<std::mutex> lock(replay_cache_mu_);
-  return replay_cache_.emplace(std::move(key), std::move(outcome)).first->second.candidate;
+  return in_space(
+      replay_cache_.emplace(std::move(key), std::move(outcome)).first->second.candidate);
 }
 
-std::vector<Candidate> EvolutionarySearch::Evolve(int64_t round, std::vector<Candidate> population,
+std::vector<Candidate> EvolutionarySearch::Evolve(int64_t round, std::vector<Candidate> initial,
                                                   int k, const std::unordered_set<uint64_t>& exists_in) {
   std::unordered_set<uint64_t> exists = exists_in;
+  std::vector<CandidatePtr> population;
+  population.reserve(initial.size());
+  for (Candidate& c : initial) population.push_back(std::make_shared<const Candidate>(std::move(c)));
   struct Scored {
     double score;
     int64_t order;  // first come first: ties stay in a fixed order
-    Candidate c;
+    CandidatePtr c;
   };
   std::vector<Scored> pool;
   int64_t order = 0;
@@ -245,7 +258,7 @@ std::vector<Candidate> EvolutionarySearch::Evolve(int64_t round, std::vector<Can
   for (int iter = 0;; ++iter) {
     const std::vector<double> scores = Scores(population);
     for (size_t i = 0; i < population.size(); ++i) {
-      if (!exists.insert(population[i].key).second) continue;
+      if (!exists.insert(population[i]->key).second) continue;
       pool.push_back({scores[i], order++, population[i]});
     }
     if (iter >= config_.genetic_num_iters || population.empty()) break;
@@ -265,7 +278,7 @@ std::vector<Candidate> EvolutionarySearch::Evolve(int64_t round, std::vector<Can
       int last_parent = -1;
       int claim = -1;
       bool done = false;
-      std::optional<Candidate> result;
+      CandidatePtr result;
       FailureStats fails;
       int mutations_tried = 0, mutations_ok = 0;
     };
@@ -294,7 +307,7 @@ std::vector<Candidate> EvolutionarySearch::Evolve(int64_t round, std::vector<Can
           std::string why;
           std::optional<ir::Trace> t;
           try {
-            t = mutator.Apply(population[s.last_parent].trace, s.rng, &why);
+            t = mutator.Apply(population[s.last_parent]->trace, s.rng, &why);
           } catch (const std::exception& e) {
             why = e.what();
           }
@@ -303,9 +316,9 @@ std::vector<Candidate> EvolutionarySearch::Evolve(int64_t round, std::vector<Can
             continue;
           }
           const int64_t seed = s.rng.ForkSeed();  // drawn whether or not the cache answers
-          std::optional<Candidate> c = ReplayCached(*t, seed, &s.fails);
+          CandidatePtr c =
+              ReplayCached(*t, seed, population[s.last_parent]->design_space, &s.fails);
           if (c) {
-            c->design_space = population[s.last_parent].design_space;
             ++s.mutations_ok;
             s.result = std::move(c);
             s.done = true;
@@ -336,13 +349,13 @@ std::vector<Candidate> EvolutionarySearch::Evolve(int64_t round, std::vector<Can
       }
       pending = std::move(still);
     }
-    std::vector<Candidate> next;
+    std::vector<CandidatePtr> next;
     next.reserve(pop_size);
     for (Slot& s : slots) {
       failures_.Merge(s.fails);
       stats_.mutations_tried += s.mutations_tried;
       stats_.mutations_ok += s.mutations_ok;
-      next.push_back(std::move(*s.result));
+      next.push_back(std::move(s.result));
     }
     population = std::move(next);
     stats_.secs_evolve += Since(t0);
@@ -353,7 +366,7 @@ std::vector<Candidate> EvolutionarySearch::Evolve(int64_t round, std::vector<Can
   });
   std::vector<Candidate> best;
   for (size_t i = 0; i < pool.size() && static_cast<int>(best.size()) < k; ++i) {
-    best.push_back(std::move(pool[i].c));
+    best.push_back(*pool[i].c);
   }
   return best;
 }

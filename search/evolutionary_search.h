@@ -21,6 +21,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -94,10 +95,15 @@ class EvolutionarySearch : public SearchStrategy {
   // The best `k` unmeasured schedules met while evolving, best first.
   std::vector<Candidate> Evolve(int64_t round, std::vector<Candidate> population, int k,
                                 const std::unordered_set<uint64_t>& exists);
-  std::vector<double> Scores(const std::vector<Candidate>& population);
-  // ApplyTraceWithPostprocs for a mutated trace, through replay_cache_.
-  std::optional<Candidate> ReplayCached(const ir::Trace& trace, int64_t seed,
-                                        FailureStats* failures);
+  // Evolution passes candidates around by shared pointer: a generation
+  // carries most of its parents over, the pool keeps every generation, and a
+  // candidate's trace is costly to copy.
+  using CandidatePtr = std::shared_ptr<const Candidate>;
+  std::vector<double> Scores(const std::vector<CandidatePtr>& population);
+  // ApplyTraceWithPostprocs for a mutated trace, through replay_cache_; the
+  // candidate carries `design_space`. Null when the replay was rejected.
+  CandidatePtr ReplayCached(const ir::Trace& trace, int64_t seed, int design_space,
+                            FailureStats* failures);
   std::vector<Candidate> Round(int64_t round, int k);
 
   TuneContext ctx_;
@@ -116,7 +122,7 @@ class EvolutionarySearch : public SearchStrategy {
   // Mutated traces replayed this round (a popular parent gets the same
   // mutation more than once), rejections included.
   struct ReplayOutcome {
-    std::optional<Candidate> candidate;
+    CandidatePtr candidate;
     std::string fail_kind, fail_message;
   };
   std::mutex replay_cache_mu_;
