@@ -41,6 +41,7 @@ int BuildOnly(const ResolvedWorkload& w, const ir::Target& target, int64_t candi
   for (const auto& s : spaces) sketches.push_back(s.trace().Simplified(true).WithoutDecisions());
   int64_t built = 0, build_failed = 0, tensor_core = 0;
   std::map<std::string, int64_t> rejected;  // by postprocessor
+  std::map<std::string, std::string> example;  // the first reason each gave
   nlohmann::json rows = nlohmann::json::array();
   // Like ReplayTrace: draw until `candidates` samples passed the
   // postprocessors (or 64 draws per wanted candidate were spent), and build
@@ -62,6 +63,7 @@ int BuildOnly(const ResolvedWorkload& w, const ir::Target& target, int64_t candi
           status = "rejected by " + p->Name();
           detail = why;
           ++rejected[p->Name()];
+          example.emplace(p->Name(), why);
           break;
         }
       }
@@ -69,6 +71,7 @@ int BuildOnly(const ResolvedWorkload& w, const ir::Target& target, int64_t candi
       status = "rejected by sampling";
       detail = e.what();
       ++rejected["sampling"];
+      example.emplace("sampling", detail);
     }
     size_t ptx_bytes = 0;
     int64_t tc_instructions = 0;
@@ -115,6 +118,7 @@ int BuildOnly(const ResolvedWorkload& w, const ir::Target& target, int64_t candi
     nlohmann::json out = {{"workload", w.label},     {"target", target.ToString()},
                           {"sketches", spaces.size()}, {"draws", draws}, {"built", built},
                           {"build_failed", build_failed}, {"rejected", rejected},
+                          {"rejected_example", example},
                           {"tensor_core_candidates", tensor_core},
                           {"candidates", rows}};
     std::cout << out.dump(2) << "\n";
@@ -129,6 +133,9 @@ int BuildOnly(const ResolvedWorkload& w, const ir::Target& target, int64_t candi
     for (const auto& [name, n] : rejected) std::cout << ", " << n << " draws rejected by " << name;
     if (build_failed) std::cout << ", " << build_failed << " FAILED to build";
     std::cout << "\n";
+    for (const auto& [name, why] : example) {
+      std::cout << "  " << name << ", first rejection: " << why.substr(0, why.find('\n')) << "\n";
+    }
   }
   return built == candidates && build_failed == 0 ? 0 : 1;
 }

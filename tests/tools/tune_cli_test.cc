@@ -256,4 +256,23 @@ TEST_F(TuneCli, CudaBuildOnlySamplesAndAssembles) {
   EXPECT_NE(r.out.find("bytes of PTX"), std::string::npos) << r.out;
 }
 
+// Rejected draws are counted by postprocessor, and each postprocessor's first
+// reason is printed (and in --json, "rejected_example"), so that a workload
+// that builds few candidates says why.
+TEST_F(TuneCli, CudaBuildOnlyNamesTheFirstReasonOfEachRejection) {
+  const std::string args =
+      "tune --workload GMM:0 --target 'cuda -arch=sm_90' --build-only --trials-per-iter 2 --seed 1";
+  auto r = RunKiln(args);
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("draws rejected by VerifyGPUCode"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("VerifyGPUCode, first rejection: block '"), std::string::npos) << r.out;
+  auto j = RunKiln(args + " --json");
+  ASSERT_EQ(j.code, 0) << j.out;
+  auto doc = nlohmann::json::parse(j.out);
+  ASSERT_GT(doc["rejected"].value("VerifyGPUCode", 0), 0) << j.out;
+  EXPECT_NE(doc["rejected_example"]["VerifyGPUCode"].get<std::string>().find("threads"),
+            std::string::npos)
+      << j.out;
+}
+
 }  // namespace
