@@ -38,6 +38,12 @@ class CostModel {
 
   // A short name for logs ("xgb", "random").
   virtual std::string Name() const = 0;
+
+  // False while the model has learned nothing to rank with (an XGBoost
+  // model before its first training predicts a hash of the features): the
+  // evolutionary search then picks fresh random samples instead of evolving
+  // toward noise (search/evolutionary_search.cc).
+  virtual bool informative() const { return true; }
 };
 
 }  // namespace kiln::cost_model

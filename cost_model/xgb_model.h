@@ -117,6 +117,7 @@ class XGBModel final : public CostModel {
   void Update(const std::vector<Sample>& samples) override;
   std::vector<double> Predict(const std::vector<ir::PrimFunc>& scheduled) override;
   std::string Name() const override { return "xgb"; }
+  bool informative() const override { return trained(); }
 
   // The same on features already extracted.
   void UpdateFeatures(const std::vector<FeatureSample>& samples);

@@ -393,14 +393,23 @@ std::vector<Candidate> EvolutionarySearch::Round(int64_t round, int k) {
   std::unordered_set<uint64_t> exists = returned_;
   if (state_.measured != nullptr) exists.insert(state_.measured->keys().begin(), state_.measured->keys().end());
 
-  std::vector<Candidate> population = measured;
-  population.insert(population.end(), unmeasured.begin(), unmeasured.end());
-  std::vector<Candidate> bests = Evolve(round, std::move(population), k, exists);
+  // A model that has learned nothing (TVM's XGBoost model before its
+  // warm-up, whose predictions are noise) would steer the evolution at
+  // random and narrow it around whatever it happened to prefer: until it
+  // learns, every pick is a fresh random sample (TVM evolves on the noise).
+  const bool informative = state_.cost_model->informative();
+  stats_.model_informative = informative;
+  std::vector<Candidate> bests;
+  if (informative) {
+    std::vector<Candidate> population = measured;
+    population.insert(population.end(), unmeasured.begin(), unmeasured.end());
+    bests = Evolve(round, std::move(population), k, exists);
+  }
 
   // ε-greedy: num_rands slots prefer random fresh samples, the rest the
   // best scores; either falls back on the other. Unlike TVM, a pick that
   // turns out measured does not use up its slot.
-  const int num_rands = static_cast<int>(k * config_.eps_greedy);
+  const int num_rands = informative ? static_cast<int>(k * config_.eps_greedy) : k;
   const int num_bests = k - num_rands;
   ir::RandomEngine rng(SlotSeed(ctx_.seed, round, kStagePick, 0));
   const std::vector<int64_t> rands = rng.SampleWithoutReplacement(
@@ -431,10 +440,11 @@ std::vector<Candidate> EvolutionarySearch::Round(int64_t round, int k) {
   stats_.secs_total = Since(t_start);
   spdlog::info(
       "evolutionary search: round {}: {} from the database, {} sampled, {} distinct unmeasured "
-      "scored, mutations {}/{} ok; picked {} best + {} random; {:.3f} s (sampling {:.3f}, "
+      "scored, mutations {}/{} ok; picked {} best + {} random{}; {:.3f} s (sampling {:.3f}, "
       "evolving {:.3f}, predicting {:.3f})",
       round, stats_.from_database, stats_.sampled, stats_.pool, stats_.mutations_ok,
-      stats_.mutations_tried, stats_.picked_best, stats_.picked_random, stats_.secs_total,
+      stats_.mutations_tried, stats_.picked_best, stats_.picked_random,
+      informative ? "" : " (the cost model has not learned yet: no evolution)", stats_.secs_total,
       stats_.secs_sampling, stats_.secs_evolve, stats_.secs_predict);
   return out;
 }

@@ -142,9 +142,11 @@ TEST(XGBModel, RetrainsOnlyAfterTwentyPercentGrowth) {
   std::vector<double> before;
   m.UpdateFeatures(MakeSamples(rng, 99));
   EXPECT_FALSE(m.trained());
+  EXPECT_FALSE(m.informative());  // the search does not evolve on its noise
   EXPECT_EQ(m.last_train_size(), 0);
   m.UpdateFeatures(MakeSamples(rng, 1));
   ASSERT_TRUE(m.trained());
+  EXPECT_TRUE(m.informative());
   EXPECT_EQ(m.last_train_size(), 100);
   m.UpdateFeatures(MakeSamples(rng, 19));  // 119 < 100 * 1.2
   EXPECT_EQ(m.last_train_size(), 100);

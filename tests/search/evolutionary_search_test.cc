@@ -196,5 +196,54 @@ TEST(EvolutionarySearch, RoundsNeverReturnAKeyTwiceAndUseTheDatabaseBest) {
   }
 }
 
+// A random model that says whether it has learned anything yet.
+class UntrainedUntilToldModel : public cost_model::CostModel {
+ public:
+  void Update(const std::vector<cost_model::Sample>& samples) override { inner.Update(samples); }
+  std::vector<double> Predict(const std::vector<ir::PrimFunc>& programs) override {
+    ++predictions;
+    return inner.Predict(programs);
+  }
+  std::string Name() const override { return "untrained-until-told"; }
+  bool informative() const override { return learned; }
+  cost_model::RandomModel inner{4};
+  bool learned = false;
+  int predictions = 0;
+};
+
+// Until the model has learned (an XGBoost model before its warm-up), its
+// scores are noise: the round picks fresh random samples, evolves nothing and
+// asks the model nothing; once it has, the round evolves as usual.
+TEST(EvolutionarySearch, AModelThatHasNotLearnedGetsRandomPicksNotEvolution) {
+  EvoSetup s = Make(2);
+  database::Database db = database::Database::InMemory();
+  MeasuredSet measured;
+  UntrainedUntilToldModel model;
+  EvolutionarySearchConfig config;
+  config.population_size = 64;
+  config.init_min_unmeasured = 16;
+  EvolutionarySearch es(s.ctx, config);
+  es.PreTuning({&db, db.CommitWorkload(s.task.workload), s.task.target.ToString(), &model,
+                &measured});
+  std::unordered_set<uint64_t> seen;
+  std::vector<Candidate> got = es.GenerateCandidates(8);
+  EXPECT_EQ(got.size(), 8u);
+  EXPECT_FALSE(es.last_round().model_informative);
+  EXPECT_EQ(es.last_round().picked_random, 8);
+  EXPECT_EQ(es.last_round().picked_best, 0);
+  EXPECT_EQ(es.last_round().mutations_tried, 0);
+  EXPECT_EQ(model.predictions, 0);
+  for (const Candidate& c : got) EXPECT_TRUE(seen.insert(c.key).second);
+
+  model.learned = true;
+  got = es.GenerateCandidates(8);
+  EXPECT_EQ(got.size(), 8u);
+  EXPECT_TRUE(es.last_round().model_informative);
+  EXPECT_GT(es.last_round().mutations_tried, 0);
+  EXPECT_GT(es.last_round().picked_best, 0);
+  EXPECT_GT(model.predictions, 0);
+  for (const Candidate& c : got) EXPECT_TRUE(seen.insert(c.key).second) << "a program came back";
+}
+
 }  // namespace
 }  // namespace kiln::search
