@@ -397,10 +397,17 @@ std::vector<Candidate> EvolutionarySearch::Round(int64_t round, int k) {
   // warm-up, whose predictions are noise) would steer the evolution at
   // random and narrow it around whatever it happened to prefer: until it
   // learns, every pick is a fresh random sample (TVM evolves on the noise).
+  // Where the fresh samples cannot fill the batch (a space whose draws the
+  // postprocs mostly reject), the evolution still runs, so that mutants of
+  // the few valid schedules fill it as before.
   const bool informative = state_.cost_model->informative();
   stats_.model_informative = informative;
+  std::unordered_set<uint64_t> fresh;
+  for (const Candidate& c : unmeasured) {
+    if (!exists.count(c.key)) fresh.insert(c.key);
+  }
   std::vector<Candidate> bests;
-  if (informative) {
+  if (informative || static_cast<int>(fresh.size()) < k) {
     std::vector<Candidate> population = measured;
     population.insert(population.end(), unmeasured.begin(), unmeasured.end());
     bests = Evolve(round, std::move(population), k, exists);
@@ -444,7 +451,8 @@ std::vector<Candidate> EvolutionarySearch::Round(int64_t round, int k) {
       "evolving {:.3f}, predicting {:.3f})",
       round, stats_.from_database, stats_.sampled, stats_.pool, stats_.mutations_ok,
       stats_.mutations_tried, stats_.picked_best, stats_.picked_random,
-      informative ? "" : " (the cost model has not learned yet: no evolution)", stats_.secs_total,
+      informative ? "" : " (the cost model has not learned yet: random picks first)",
+      stats_.secs_total,
       stats_.secs_sampling, stats_.secs_evolve, stats_.secs_predict);
   return out;
 }

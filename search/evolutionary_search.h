@@ -63,7 +63,7 @@ struct EvolutionRoundStats {
   int mutations_ok = 0;    // replayed and passed the postprocs
   int picked_best = 0;
   int picked_random = 0;
-  bool model_informative = true;  // false: the model had not learned; no evolution
+  bool model_informative = true;  // false: the model had not learned; random picks first
   double secs_database = 0, secs_sampling = 0, secs_evolve = 0, secs_predict = 0, secs_total = 0;
 };
 

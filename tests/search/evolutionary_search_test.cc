@@ -245,5 +245,29 @@ TEST(EvolutionarySearch, AModelThatHasNotLearnedGetsRandomPicksNotEvolution) {
   for (const Candidate& c : got) EXPECT_TRUE(seen.insert(c.key).second) << "a program came back";
 }
 
+// When the fresh samples cannot fill the batch, an untrained model's round
+// still evolves, so that mutants fill it (as they did before the model
+// was asked whether it had learned).
+TEST(EvolutionarySearch, AnUntrainedModelsRoundStillEvolvesWhenSamplesCannotFillTheBatch) {
+  EvoSetup s = Make(2);
+  database::Database db = database::Database::InMemory();
+  MeasuredSet measured;
+  UntrainedUntilToldModel model;
+  EvolutionarySearchConfig config;
+  config.population_size = 12;  // at most 12 fresh samples for a batch of 24
+  config.init_min_unmeasured = 4;
+  EvolutionarySearch es(s.ctx, config);
+  es.PreTuning({&db, db.CommitWorkload(s.task.workload), s.task.target.ToString(), &model,
+                &measured});
+  std::vector<Candidate> got = es.GenerateCandidates(24);
+  EXPECT_FALSE(es.last_round().model_informative);
+  EXPECT_LE(es.last_round().sampled, 12);
+  EXPECT_GT(es.last_round().mutations_tried, 0);
+  EXPECT_GT(es.last_round().picked_best, 0) << "mutants fill what the samples cannot";
+  EXPECT_GT(static_cast<int>(got.size()), es.last_round().sampled);
+  std::unordered_set<uint64_t> seen;
+  for (const Candidate& c : got) EXPECT_TRUE(seen.insert(c.key).second);
+}
+
 }  // namespace
 }  // namespace kiln::search
