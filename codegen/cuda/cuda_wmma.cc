@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "codegen/llvm_backend.h"
+#include "ir/arith/analyzer.h"
 #include "ir/buffer.h"
 #include "ir/op.h"
 #include "ir/tensor_intrin/tensor_intrin.h"
@@ -32,7 +33,31 @@ std::string ElementType(const ir::Buffer& b) {
 struct Operand {
   ir::Buffer buffer;
   std::string first, last;
+  ir::Expr first_expr, last_expr;
 };
+
+// wmma's load and store take rows whose length (the leading dimension) is a
+// multiple of 16 bytes: 8 halves, 4 floats. A tile's is fixed (its last
+// element is 15 rows and 15 columns past its first), so it is checked here
+// rather than left to fail on the device: a buffer wider than the domain the
+// intrinsic matched (a padded output, say) can have rows of any length.
+void CheckLeadingDimension(const Operand& o, const std::string& intrin) {
+  int64_t span = 0;
+  const ir::Expr d = ir::arith::Analyzer().Simplify(ir::Sub(o.last_expr, o.first_expr));
+  if (!ir::AsConstInt(d, &span) || span < kFrag * kFrag - 1 ||
+      (span - (kFrag - 1)) % (kFrag - 1) != 0) {
+    Fail(intrin + ": the tile of " + o.buffer.name() +
+         " has no constant leading dimension (its last element is not 15 rows and 15 columns "
+         "past its first)");
+  }
+  const int64_t ld = (span - (kFrag - 1)) / (kFrag - 1);
+  const int64_t unit = 16 / o.buffer.dtype().bytes();
+  if (ld % unit != 0) {
+    Fail(intrin + ": the rows of " + o.buffer.name() + " are " + std::to_string(ld) +
+         " elements long; wmma needs a leading dimension that is a multiple of " +
+         std::to_string(unit) + " (16 bytes)");
+  }
+}
 
 }  // namespace
 
@@ -68,7 +93,7 @@ std::string WmmaStatement(const ir::LoweredTensorIntrin& op, const std::string& 
     if (o.first.size() != 1 || o.last.size() != 1) {
       Fail(intrin + ": the operand loads of " + o.buffer.name() + " are not flattened");
     }
-    ops.push_back({o.buffer, emit(o.first[0]), emit(o.last[0])});
+    ops.push_back({o.buffer, emit(o.first[0]), emit(o.last[0]), o.first[0], o.last[0]});
   }
   // Leading dimension of a row-major 16x16 tile from its first and last
   // element: last - first = 15 * ld + 15.
@@ -95,6 +120,7 @@ std::string WmmaStatement(const ir::LoweredTensorIntrin& op, const std::string& 
       Fail("operand " + ops[i].buffer.name() + " of " + intrin +
            " must be in memory, not a fragment");
     }
+    CheckLeadingDimension(ops[i], intrin);
     return "&" + name(ops[i].buffer) + "[" + ops[i].first + "]";
   };
   switch (impl) {

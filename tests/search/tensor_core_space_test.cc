@@ -14,6 +14,7 @@
 #include "codegen/cuda/cuda_codegen.h"
 #include "codegen/cuda/nvrtc_compiler.h"
 #include "codegen/llvm_backend.h"
+#include "ir/text/parser.h"
 #include "ir/text/printer.h"
 #include "ir/workloads/suite.h"
 #include "ir/workloads/variants.h"
@@ -126,6 +127,41 @@ TEST(TensorCoreSpace, AcceptedSamplesBuildToWmmaPtxForSm90) {
     ++built;
   }
   EXPECT_GE(built, 1) << "no sample passed the postprocessors:" << reasons;
+}
+
+// An output buffer wider than the GEMM's domain (rows of 66 floats, padded
+// storage) still matches the wmma store, whose leading dimension must be a
+// multiple of 16 bytes (4 floats): the CUDA codegen refuses the kernel and
+// says why, rather than emit a store the device would get wrong.
+TEST(TensorCoreSpace, AStoreWithAnIllegalLeadingDimensionIsRefused) {
+  std::string text = ir::ToText(ir::BatchMatmulNKKMFp16(1, 64, 64, 64));
+  const std::string out_decl = "Z: T.Buffer((1, 64, 64), \"float32\")";
+  const size_t at = text.find(out_decl);
+  ASSERT_NE(at, std::string::npos) << text;
+  text.replace(at, out_decl.size(), "Z: T.Buffer((1, 64, 66), \"float32\")");
+  const ir::PrimFunc padded = ir::ParseFunc(text);
+  TuneContext ctx = testing::Context(padded, "cuda -arch=sm_90", /*seed=*/5);
+  std::vector<ir::Schedule> spaces = ctx.space_generator->Generate(ctx);
+  ASSERT_EQ(spaces.size(), 1u);
+  ASSERT_GT(Tensorizes(spaces[0]), 0u) << "the padded output no longer matches the wmma store";
+  ir::Trace sketch = spaces[0].trace().Simplified(true).WithoutDecisions();
+  int refused = 0;
+  for (int64_t seed = 1; seed <= 64 && refused < 2; ++seed) {
+    ir::Schedule fresh(padded, seed * 7919);
+    ASSERT_NO_THROW(sketch.ApplyToSchedule(&fresh, true));
+    if (!Postprocess(ctx, &fresh).empty()) continue;
+    try {
+      codegen::BuildCudaSource(fresh.func(), ctx.target);
+      ADD_FAILURE() << "seed " << seed << ": built a wmma store with rows of 66 floats";
+    } catch (const codegen::BuildError& e) {
+      EXPECT_NE(std::string(e.what()).find("rows of Z are 66 elements long; wmma needs a leading "
+                                           "dimension that is a multiple of 4"),
+                std::string::npos)
+          << e.what();
+      ++refused;
+    }
+  }
+  EXPECT_GE(refused, 1) << "no sample passed the postprocessors";
 }
 
 // Half-precision code without tensor cores (the plain sketch on sm_75)
