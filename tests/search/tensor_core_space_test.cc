@@ -14,6 +14,12 @@
 #include "codegen/cuda/cuda_codegen.h"
 #include "codegen/cuda/nvrtc_compiler.h"
 #include "codegen/llvm_backend.h"
+#include "ir/transform/lower.h"
+#include "ir/transform/verify_gpu_code.h"
+#include "ir/transform/gpu_kernels.h"
+#include "ir/tensor_intrin/tensor_intrin.h"
+#include "ir/functor.h"
+#include "ir/op.h"
 #include "ir/text/parser.h"
 #include "ir/text/printer.h"
 #include "ir/workloads/suite.h"
@@ -162,6 +168,69 @@ TEST(TensorCoreSpace, AStoreWithAnIllegalLeadingDimensionIsRefused) {
     }
   }
   EXPECT_GE(refused, 1) << "no sample passed the postprocessors";
+}
+
+// Rewrites the first tensor-core call of a lowered program: under a
+// condition on threadIdx.x, or with its operands depending on it.
+class SpoilTensorCall : public ir::IRMutator {
+ public:
+  SpoilTensorCall(ir::Var tx, bool guard) : tx_(std::move(tx)), guard_(guard) {}
+
+ protected:
+  ir::Stmt VisitFor(const ir::Stmt& s, const ir::ForNode* op) override {
+    if (done_ || op->annotations.count(ir::kTensorIntrinAttr) == 0) {
+      return ir::IRMutator::VisitFor(s, op);
+    }
+    done_ = true;
+    if (guard_) return ir::IfThenElseStmt(ir::LT(tx_, ir::IntImm(16, tx_.dtype())), s);
+    return ir::For(op->loop_var, op->min, op->extent, op->for_kind,
+                   ir::SeqStmt({ir::Evaluate(tx_), op->body}), op->thread_tag, op->annotations);
+  }
+
+ private:
+  ir::Var tx_;
+  bool guard_;
+  bool done_ = false;
+};
+
+// VerifyGPUCode accepts the rule's tensor-core kernels (a warp's 32 lanes
+// make each call together) and refuses one that part of a warp would skip
+// or whose lanes would name different tiles.
+TEST(TensorCoreSpace, VerifyGpuCodeRefusesTensorCallsThatAreNotWarpWide) {
+  const ir::PrimFunc original = ir::BatchMatmulNKKMFp16(1, 64, 64, 64);
+  TuneContext ctx = testing::Context(original, "cuda -arch=sm_90", /*seed=*/5);
+  std::vector<ir::Schedule> spaces = ctx.space_generator->Generate(ctx);
+  ASSERT_EQ(spaces.size(), 1u);
+  ir::Trace sketch = spaces[0].trace().Simplified(true).WithoutDecisions();
+  const auto limits = ir::transform::GpuLimits::FromTarget(ctx.target);
+  int checked = 0;
+  for (int64_t seed = 1; seed <= 64 && checked < 2; ++seed) {
+    ir::Schedule fresh(original, seed * 7919);
+    ASSERT_NO_THROW(sketch.ApplyToSchedule(&fresh, true));
+    if (!Postprocess(ctx, &fresh).empty()) continue;
+    ++checked;
+    const ir::PrimFunc lowered = ir::transform::Lower(fresh.func(), ctx.target);
+    EXPECT_TRUE(ir::transform::VerifyGPUCode(lowered, limits).empty());
+    ir::Var tx;
+    const ir::transform::GpuKernels kernels = ir::transform::SplitKernels(lowered);
+    for (const auto& a : kernels.kernels.at(0).launch) {
+      if (a.tag == "threadIdx.x") tx = a.var;
+    }
+    ASSERT_TRUE(tx.defined());
+    for (bool guard : {true, false}) {
+      ir::PrimFunc spoiled = lowered;
+      spoiled.body = SpoilTensorCall(tx, guard).VisitStmt(lowered.body);
+      std::string all;
+      for (const std::string& issue : ir::transform::VerifyGPUCode(spoiled, limits)) {
+        all += issue + "\n";
+      }
+      EXPECT_NE(all.find(guard ? "is under a condition on threadIdx.x"
+                               : "names operand tiles that depend on threadIdx.x"),
+                std::string::npos)
+          << "seed " << seed << ":\n" << all;
+    }
+  }
+  EXPECT_GE(checked, 1) << "no sample passed the postprocessors";
 }
 
 // Half-precision code without tensor cores (the plain sketch on sm_75)
