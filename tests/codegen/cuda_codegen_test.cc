@@ -18,30 +18,14 @@
 #include "codegen/cuda/nvrtc_compiler.h"
 #include "codegen/llvm_backend.h"
 #include "ir/target.h"
+#include "tests/common/ptxas.h"
 
 namespace kiln::codegen {
 namespace {
 
 const ir::Target kSm90 = ir::Target::Parse("cuda -arch=sm_90");
 
-// Runs the toolkit's ptxas on `ptx` for `arch`; returns its exit status and
-// fills *log with what it printed.
-int RunPtxas(const std::string& ptx, const std::string& arch, std::string* log) {
-  namespace fs = std::filesystem;
-  fs::path dir = fs::temp_directory_path() /
-                 ("kiln_ptxas_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
-                  "_" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
-  fs::create_directories(dir);
-  fs::path in = dir / "k.ptx", out = dir / "k.cubin", msg = dir / "log.txt";
-  std::ofstream(in) << ptx;
-  std::string cmd = std::string("\"") + KILN_PTXAS + "\" -arch=" + arch + " -o \"" +
-                    out.string() + "\" \"" + in.string() + "\" > \"" + msg.string() + "\" 2>&1";
-  int rc = std::system(cmd.c_str());
-  std::ifstream m(msg);
-  log->assign(std::istreambuf_iterator<char>(m), {});
-  fs::remove_all(dir);
-  return rc;
-}
+using kiln::testing::RunPtxas;
 
 struct Case {
   const char* name;

@@ -6,11 +6,14 @@
 // compiled by NVRTC and assembled by nvJitLink.
 #include <gtest/gtest.h>
 
+#include <optional>
+
 #include "../schedule/schedule_test_util.h"
 #include "codegen/cuda/cuda_codegen.h"
 #include "codegen/cuda/nvrtc_compiler.h"
 #include "codegen/llvm_backend.h"
 #include "ir/text/printer.h"
+#include "search/apply_trace.h"
 #include "search/postproc.h"
 #include "search/space_generator.h"
 #include "search_test_util.h"
@@ -42,16 +45,6 @@ INSTANTIATE_TEST_SUITE_P(
                       Parity{"GRP", 1}, Parity{"T2D", 1}),
     [](const ::testing::TestParamInfo<Parity>& info) { return std::string(info.param.name); });
 
-// Postprocesses a sample; returns the reason when one rejects it.
-std::string Postprocess(const TuneContext& ctx, ir::Schedule* sch) {
-  sch->EnterPostproc();
-  for (const PostprocPtr& p : ctx.postprocs) {
-    std::string why;
-    if (!p->Apply(sch, &why)) return p->Name() + ": " + why;
-  }
-  return "";
-}
-
 class GpuSpaceSoundness : public ::testing::TestWithParam<int> {};
 
 TEST_P(GpuSpaceSoundness, SamplesComputeTheWorkloadAndBuildForSm90) {
@@ -71,20 +64,20 @@ TEST_P(GpuSpaceSoundness, SamplesComputeTheWorkloadAndBuildForSm90) {
     // accepted: on the reduced convolutions most samples have fewer threads
     // than VerifyGPUCode's lower bound of 32, a right rejection.
     for (int64_t seed = 1; seed <= 1024 && (seed <= 6 || built == 0); ++seed) {
-      ir::Schedule fresh(original, seed * 7919);
-      ASSERT_NO_THROW(sketch.ApplyToSchedule(&fresh, true));
-      std::string why = Postprocess(ctx, &fresh);
-      if (!why.empty()) {
-        reasons += "\n  " + why;
+      FailureStats fails;
+      std::optional<Candidate> sample = ApplyTraceWithPostprocs(ctx, sketch, seed * 7919, &fails);
+      ASSERT_EQ(fails.counts.count("replay"), 0u) << "seed " << seed << ": " << fails.Summary();
+      if (!sample) {
+        reasons += "\n  " + fails.Summary();
         continue;
       }
-      ASSERT_TRUE(ir::testing::SameResult(original, fresh.func(), 3, true)) << "seed " << seed;
+      ASSERT_TRUE(ir::testing::SameResult(original, sample->scheduled, 3, true)) << "seed " << seed;
       try {
-        codegen::CudaModule m = codegen::BuildCudaSource(fresh.func(), ctx.target);
+        codegen::CudaModule m = codegen::BuildCudaSource(sample->scheduled, ctx.target);
         codegen::CudaBinary bin = codegen::CompileCuda(m.source, "sm_90", std::string(c.name) + ".cu");
         EXPECT_FALSE(bin.cubin.empty());
       } catch (const codegen::BuildError& e) {
-        FAIL() << "seed " << seed << ": " << e.what() << "\n" << ir::ToText(fresh.func());
+        FAIL() << "seed " << seed << ": " << e.what() << "\n" << ir::ToText(sample->scheduled);
       }
       ++built;
     }

@@ -7,8 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
-#include <filesystem>
-#include <fstream>
+#include <optional>
 
 #include "../schedule/schedule_test_util.h"
 #include "codegen/cuda/cuda_codegen.h"
@@ -24,9 +23,11 @@
 #include "ir/text/printer.h"
 #include "ir/workloads/suite.h"
 #include "ir/workloads/variants.h"
+#include "search/apply_trace.h"
 #include "search/postproc.h"
 #include "search/space_generator.h"
 #include "search_test_util.h"
+#include "tests/common/ptxas.h"
 
 namespace kiln::search {
 namespace {
@@ -43,30 +44,26 @@ size_t Tensorizes(const ir::Schedule& sch) {
   return n;
 }
 
-std::string Postprocess(const TuneContext& ctx, ir::Schedule* sch) {
-  sch->EnterPostproc();
-  for (const PostprocPtr& p : ctx.postprocs) {
-    std::string why;
-    if (!p->Apply(sch, &why)) return p->Name() + ": " + why;
+// Up to `want` samples of `sketch` that replay and pass the context's
+// postprocessors (search/apply_trace.h), drawn with the seeds 7919,
+// 2 * 7919, ..., at most `draws` of them; the reasons of the rejected ones
+// go to *rejected. A replay error fails the calling test.
+std::vector<Candidate> AcceptedSamples(const TuneContext& ctx, const ir::Trace& sketch,
+                                       int64_t draws, size_t want, std::string* rejected = nullptr) {
+  std::vector<Candidate> out;
+  for (int64_t seed = 1; seed <= draws && out.size() < want; ++seed) {
+    FailureStats fails;
+    std::optional<Candidate> c = ApplyTraceWithPostprocs(ctx, sketch, seed * 7919, &fails);
+    EXPECT_EQ(fails.counts.count("replay"), 0u) << "seed " << seed << ": " << fails.Summary();
+    if (c) {
+      out.push_back(std::move(*c));
+    } else if (rejected != nullptr) {
+      *rejected += "\n  " + fails.Summary();
+    }
   }
-  return "";
+  return out;
 }
 
-int RunPtxas(const std::string& ptx, std::string* log) {
-  namespace fs = std::filesystem;
-  fs::path dir = fs::temp_directory_path() /
-                 ("kiln_tc_ptxas_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()));
-  fs::create_directories(dir);
-  fs::path in = dir / "k.ptx", out = dir / "k.cubin", msg = dir / "log.txt";
-  std::ofstream(in) << ptx;
-  std::string cmd = std::string("\"") + KILN_PTXAS + "\" -arch=sm_90 -o \"" + out.string() +
-                    "\" \"" + in.string() + "\" > \"" + msg.string() + "\" 2>&1";
-  int rc = std::system(cmd.c_str());
-  std::ifstream m(msg);
-  log->assign(std::istreambuf_iterator<char>(m), {});
-  fs::remove_all(dir);
-  return rc;
-}
 
 TEST(TensorCoreSpace, Fp16GemmOnSm90IsOneTensorizedSketch) {
   TuneContext ctx = testing::Context(ir::MakeWorkload("GMM_FP16", 0), "cuda -arch=sm_90");
@@ -104,22 +101,15 @@ TEST(TensorCoreSpace, AcceptedSamplesBuildToWmmaPtxForSm90) {
   ir::Trace sketch = spaces[0].trace().Simplified(true).WithoutDecisions();
   int built = 0;
   std::string reasons;
-  for (int64_t seed = 1; seed <= 64 && built < 3; ++seed) {
-    ir::Schedule fresh(original, seed * 7919);
-    ASSERT_NO_THROW(sketch.ApplyToSchedule(&fresh, true));
-    std::string why = Postprocess(ctx, &fresh);
-    if (!why.empty()) {
-      reasons += "\n  " + why;
-      continue;
-    }
-    ASSERT_TRUE(ir::testing::SameResult(original, fresh.func(), 3, true)) << "seed " << seed;
+  for (const Candidate& c : AcceptedSamples(ctx, sketch, 64, 3, &reasons)) {
+    ASSERT_TRUE(ir::testing::SameResult(original, c.scheduled, 3, true)) << c.trace.AsPython();
     codegen::CudaModule m;
     codegen::CudaBinary bin;
     try {
-      m = codegen::BuildCudaSource(fresh.func(), ctx.target);
+      m = codegen::BuildCudaSource(c.scheduled, ctx.target);
       bin = codegen::CompileCuda(m.source, "sm_90", "gmm_fp16.cu");
     } catch (const codegen::BuildError& e) {
-      FAIL() << "seed " << seed << ": " << e.what() << "\n" << ir::ToText(fresh.func());
+      FAIL() << e.what() << "\n" << ir::ToText(c.scheduled);
     }
     EXPECT_NE(m.source.find("#include <mma.h>"), std::string::npos);
     EXPECT_NE(m.source.find("nvcuda::wmma::mma_sync("), std::string::npos) << m.source;
@@ -129,7 +119,7 @@ TEST(TensorCoreSpace, AcceptedSamplesBuildToWmmaPtxForSm90) {
     EXPECT_GE(Count(bin.ptx, "wmma.store.d.sync.aligned"), 1u);
     EXPECT_FALSE(bin.cubin.empty());
     std::string log;
-    EXPECT_EQ(RunPtxas(bin.ptx, &log), 0) << log;
+    EXPECT_EQ(kiln::testing::RunPtxas(bin.ptx, "sm_90", &log), 0) << log;
     ++built;
   }
   EXPECT_GE(built, 1) << "no sample passed the postprocessors:" << reasons;
@@ -152,13 +142,10 @@ TEST(TensorCoreSpace, AStoreWithAnIllegalLeadingDimensionIsRefused) {
   ASSERT_GT(Tensorizes(spaces[0]), 0u) << "the padded output no longer matches the wmma store";
   ir::Trace sketch = spaces[0].trace().Simplified(true).WithoutDecisions();
   int refused = 0;
-  for (int64_t seed = 1; seed <= 64 && refused < 2; ++seed) {
-    ir::Schedule fresh(padded, seed * 7919);
-    ASSERT_NO_THROW(sketch.ApplyToSchedule(&fresh, true));
-    if (!Postprocess(ctx, &fresh).empty()) continue;
+  for (const Candidate& c : AcceptedSamples(ctx, sketch, 64, 2)) {
     try {
-      codegen::BuildCudaSource(fresh.func(), ctx.target);
-      ADD_FAILURE() << "seed " << seed << ": built a wmma store with rows of 66 floats";
+      codegen::BuildCudaSource(c.scheduled, ctx.target);
+      ADD_FAILURE() << "built a wmma store with rows of 66 floats:\n" << c.trace.AsPython();
     } catch (const codegen::BuildError& e) {
       EXPECT_NE(std::string(e.what()).find("rows of Z are 66 elements long; wmma needs a leading "
                                            "dimension that is a multiple of 4"),
@@ -204,12 +191,9 @@ TEST(TensorCoreSpace, VerifyGpuCodeRefusesTensorCallsThatAreNotWarpWide) {
   ir::Trace sketch = spaces[0].trace().Simplified(true).WithoutDecisions();
   const auto limits = ir::transform::GpuLimits::FromTarget(ctx.target);
   int checked = 0;
-  for (int64_t seed = 1; seed <= 64 && checked < 2; ++seed) {
-    ir::Schedule fresh(original, seed * 7919);
-    ASSERT_NO_THROW(sketch.ApplyToSchedule(&fresh, true));
-    if (!Postprocess(ctx, &fresh).empty()) continue;
+  for (const Candidate& c : AcceptedSamples(ctx, sketch, 64, 2)) {
     ++checked;
-    const ir::PrimFunc lowered = ir::transform::Lower(fresh.func(), ctx.target);
+    const ir::PrimFunc lowered = ir::transform::Lower(c.scheduled, ctx.target);
     EXPECT_TRUE(ir::transform::VerifyGPUCode(lowered, limits).empty());
     ir::Var tx;
     const ir::transform::GpuKernels kernels = ir::transform::SplitKernels(lowered);
@@ -227,7 +211,7 @@ TEST(TensorCoreSpace, VerifyGpuCodeRefusesTensorCallsThatAreNotWarpWide) {
       EXPECT_NE(all.find(guard ? "is under a condition on threadIdx.x"
                                : "names operand tiles that depend on threadIdx.x"),
                 std::string::npos)
-          << "seed " << seed << ":\n" << all;
+          << c.trace.AsPython() << "\n" << all;
     }
   }
   EXPECT_GE(checked, 1) << "no sample passed the postprocessors";
@@ -242,11 +226,8 @@ TEST(TensorCoreSpace, HalfPrecisionWithoutTensorCoresBuilds) {
   ASSERT_EQ(spaces.size(), 1u);
   ir::Trace sketch = spaces[0].trace().Simplified(true).WithoutDecisions();
   int built = 0;
-  for (int64_t seed = 1; seed <= 256 && built < 1; ++seed) {
-    ir::Schedule fresh(original, seed * 7919);
-    sketch.ApplyToSchedule(&fresh, true);
-    if (!Postprocess(ctx, &fresh).empty()) continue;
-    codegen::CudaModule m = codegen::BuildCudaSource(fresh.func(), ctx.target);
+  for (const Candidate& c : AcceptedSamples(ctx, sketch, 256, 1)) {
+    codegen::CudaModule m = codegen::BuildCudaSource(c.scheduled, ctx.target);
     EXPECT_NE(m.source.find("#include <cuda_fp16.h>"), std::string::npos);
     EXPECT_NE(m.source.find("__half2float("), std::string::npos) << m.source;
     codegen::CudaBinary bin = codegen::CompileCuda(m.source, "sm_75", "gmm_fp16_simt.cu");
