@@ -211,20 +211,33 @@ class UntrainedUntilToldModel : public cost_model::CostModel {
   int predictions = 0;
 };
 
-// Until the model has learned (an XGBoost model before its warm-up), its
-// scores are noise: the round picks fresh random samples, evolves nothing and
-// asks the model nothing; once it has, the round evolves as usual.
-TEST(EvolutionarySearch, AModelThatHasNotLearnedGetsRandomPicksNotEvolution) {
+// An evolutionary search over an empty database with that model, at a
+// small population.
+struct UntrainedSearch {
+  UntrainedSearch(int population, int min_unmeasured)
+      : es(s.ctx, [&] {
+          EvolutionarySearchConfig c;
+          c.population_size = population;
+          c.init_min_unmeasured = min_unmeasured;
+          return c;
+        }()) {
+    es.PreTuning({&db, db.CommitWorkload(s.task.workload), s.task.target.ToString(), &model,
+                  &measured});
+  }
   EvoSetup s = Make(2);
   database::Database db = database::Database::InMemory();
   MeasuredSet measured;
   UntrainedUntilToldModel model;
-  EvolutionarySearchConfig config;
-  config.population_size = 64;
-  config.init_min_unmeasured = 16;
-  EvolutionarySearch es(s.ctx, config);
-  es.PreTuning({&db, db.CommitWorkload(s.task.workload), s.task.target.ToString(), &model,
-                &measured});
+  EvolutionarySearch es;
+};
+
+// Until the model has learned (an XGBoost model before its warm-up), its
+// scores are noise: the round picks fresh random samples, evolves nothing and
+// asks the model nothing; once it has, the round evolves as usual.
+TEST(EvolutionarySearch, AModelThatHasNotLearnedGetsRandomPicksNotEvolution) {
+  UntrainedSearch u(64, 16);
+  EvolutionarySearch& es = u.es;
+  UntrainedUntilToldModel& model = u.model;
   std::unordered_set<uint64_t> seen;
   std::vector<Candidate> got = es.GenerateCandidates(8);
   EXPECT_EQ(got.size(), 8u);
@@ -249,16 +262,8 @@ TEST(EvolutionarySearch, AModelThatHasNotLearnedGetsRandomPicksNotEvolution) {
 // still evolves, so that mutants fill it (as they did before the model
 // was asked whether it had learned).
 TEST(EvolutionarySearch, AnUntrainedModelsRoundStillEvolvesWhenSamplesCannotFillTheBatch) {
-  EvoSetup s = Make(2);
-  database::Database db = database::Database::InMemory();
-  MeasuredSet measured;
-  UntrainedUntilToldModel model;
-  EvolutionarySearchConfig config;
-  config.population_size = 12;  // at most 12 fresh samples for a batch of 24
-  config.init_min_unmeasured = 4;
-  EvolutionarySearch es(s.ctx, config);
-  es.PreTuning({&db, db.CommitWorkload(s.task.workload), s.task.target.ToString(), &model,
-                &measured});
+  UntrainedSearch u(/*population=*/12, 4);  // at most 12 fresh samples for a batch of 24
+  EvolutionarySearch& es = u.es;
   std::vector<Candidate> got = es.GenerateCandidates(24);
   EXPECT_FALSE(es.last_round().model_informative);
   EXPECT_LE(es.last_round().sampled, 12);
