@@ -35,6 +35,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "bench/bench_main.h"
 #include "bench/bench_trace.h"
 #include "codegen/kernel_abi.h"
 #include "codegen/llvm_backend.h"
@@ -238,10 +239,5 @@ int Run(int argc, char** argv) {
 }  // namespace kiln::bench
 
 int main(int argc, char** argv) {
-  try {
-    return kiln::bench::Run(argc, argv);
-  } catch (const std::exception& e) {
-    std::cerr << "gemm_bench: " << e.what() << "\n";
-    return 1;
-  }
+  return kiln::bench::BenchMain("gemm_bench", kiln::bench::Run, argc, argv);
 }

@@ -29,6 +29,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "bench/bench_main.h"
 #include "codegen/llvm_backend.h"
 #include "database/database.h"
 #include "ir/workloads/suite.h"
@@ -135,10 +136,5 @@ int Run(int argc, char** argv) {
 }  // namespace kiln::bench
 
 int main(int argc, char** argv) {
-  try {
-    return kiln::bench::Run(argc, argv);
-  } catch (const std::exception& e) {
-    std::cerr << "trial_efficiency_bench: " << e.what() << "\n";
-    return 1;
-  }
+  return kiln::bench::BenchMain("trial_efficiency_bench", kiln::bench::Run, argc, argv);
 }
