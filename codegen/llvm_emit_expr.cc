@@ -270,7 +270,8 @@ llvm::Value* CodeGen::EmitCall(const ir::CallNode& c) {
       return b_.CreateFCmpOLT(Unary(llvm::Intrinsic::fabs, x), llvm::ConstantFP::getInfinity(x->getType()));
     case CallOp::kFmod: return b_.CreateFRem(x, args[1]);
     case CallOp::kIfThenElse:
-    case CallOp::kStorageSync:  // GPU only: lowering for a CPU never makes one
+    case CallOp::kStorageSync:  // GPU only: lowering for a CPU never makes these
+    case CallOp::kWarpShuffleDown:
     case CallOp::kCount_:
       break;
   }

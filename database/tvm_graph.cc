@@ -317,7 +317,8 @@ class GraphReader {
     std::string full = d.get<std::string>();
     std::string name = full.substr(full.find('.') == std::string::npos ? 0 : full.find('.') + 1);
     ir::CallOp call_op;
-    if (!ir::CallOpFromName(name, &call_op) || call_op == ir::CallOp::kStorageSync) {
+    if (!ir::CallOpFromName(name, &call_op) || call_op == ir::CallOp::kStorageSync ||
+        call_op == ir::CallOp::kWarpShuffleDown) {
       Fail(op, "cannot convert operator '" + full + "' to Kiln IR");
     }
     std::vector<ir::Expr> args;

@@ -19,6 +19,7 @@ constexpr std::array<CallOpInfo, static_cast<size_t>(CallOp::kCount_)> kCallOps 
     {"floor", 1},        {"ceil", 1},  {"round", 1}, {"trunc", 1},    {"sin", 1},
     {"cos", 1},          {"tan", 1},   {"atan", 1},  {"isnan", 1},    {"isinf", 1},
     {"isfinite", 1},     {"fmod", 2},  {"tvm_storage_sync", 1},
+    {"tvm_warp_shuffle_down", 3},
 }};
 
 }  // namespace

@@ -90,6 +90,13 @@ enum class CallOp : uint8_t {
   // what some threads wrote to memory of that scope ("shared") is seen by
   // the others. Takes a string, returns int32; only GPU lowering makes it.
   kStorageSync,
+  // (value, offset, width): the value held by the lane `offset` places
+  // further down the caller's segment of `width` lanes of its warp, or the
+  // caller's own value where that lane is past the segment (CUDA's
+  // __shfl_down_sync). Segments are the aligned groups of `width` lanes,
+  // width a power of two up to 32; every lane of the caller's segment must
+  // make the same call together. Only GPU lowering makes it.
+  kWarpShuffleDown,
   kCount_,  // number of ops; not an op
 };
 

@@ -24,7 +24,11 @@ class InterpreterError : public std::runtime_error {
 // Runs f on args (one per parameter, in order). Each argument's dtype and
 // shape are checked against its parameter first; a parameter extent that is a
 // variable is bound from the argument. Semantics:
-//  - every loop kind runs serially, in order;
+//  - every loop kind runs serially, in order, except in a GPU kernel whose
+//    threads communicate (it has a barrier or a warp shuffle, which only GPU
+//    lowering makes): each of its thread blocks runs its threads side by
+//    side, one at a time in a fixed order, with one copy of each shared
+//    buffer per block (ir/interpreter/thread_block.h);
 //  - a block runs only where its predicate holds; its init runs when every
 //    reduction iteration variable is at its domain minimum;
 //  - a block's alloc_buffers live from block entry to exit and start filled

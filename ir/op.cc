@@ -315,6 +315,26 @@ Expr Call(CallOp op, std::vector<Expr> args) {
     }
     return Expr(MakeNode<CallNode>(DataType::Int32(), op, std::move(args)));
   }
+  if (op == CallOp::kWarpShuffleDown) {
+    // (value, offset, width): any scalar value; the width is what the CUDA
+    // emission and the interpreter's thread-block emulation rely on to know
+    // which lanes take part, so it must be a constant.
+    const DataType vt = args[0].dtype();
+    if (!vt.is_scalar() || vt.is_bool() || vt.is_handle()) {
+      throw IRError("T.tvm_warp_shuffle_down shuffles a scalar number, got " + vt.str());
+    }
+    for (int i : {1, 2}) {
+      if (!args[i].dtype().is_scalar() || !args[i].dtype().is_integer()) {
+        throw IRError(std::string("T.tvm_warp_shuffle_down's ") + (i == 1 ? "offset" : "width") +
+                      " must be a scalar integer, got " + args[i].dtype().str());
+      }
+    }
+    int64_t width = 0;
+    if (!AsConstInt(args[2], &width) || width < 1 || width > 32 || (width & (width - 1)) != 0) {
+      throw IRError("T.tvm_warp_shuffle_down's width must be a constant power of two from 1 to 32");
+    }
+    return Expr(MakeNode<CallNode>(vt, op, std::move(args)));
+  }
   if (args.size() == 2) Promote(&args[0], &args[1], name);
   DataType t = args[0].dtype();
   if (!t.is_floating()) {

@@ -250,6 +250,7 @@ uint8_t CallOpTag(CallOp op) {
     case CallOp::kIsFinite: return 25;
     case CallOp::kFmod: return 26;
     case CallOp::kStorageSync: return 27;
+    case CallOp::kWarpShuffleDown: return 28;
     case CallOp::kCount_: break;
   }
   throw IRError("structural hash: call of unknown intrinsic " +

@@ -389,6 +389,14 @@ class KernelEmitter {
               kCond};
     }
     if (c.op == CallOp::kStorageSync) Fail("T.tvm_storage_sync used as a value");
+    if (c.op == CallOp::kWarpShuffleDown) {
+      // The mask names the lanes of the caller's segment, which all make the
+      // call together (ir/expr.h; kShufflePrelude below).
+      const std::string width = E(c.args[2]).text;
+      return {"__shfl_down_sync(kiln_segment_mask(" + width + "), " + E(c.args[0]).text + ", " +
+                  E(c.args[1]).text + ", " + width + ")",
+              kPrimary};
+    }
     DataType t = c.args.at(0).dtype();
     bool f = t.bits() == 32;
     auto math = [&](const char* base) { return Fn(std::string(base) + (f ? "f" : ""), c.args); };
@@ -427,6 +435,7 @@ class KernelEmitter {
       case CallOp::kFmod: return math("fmod");
       case CallOp::kIfThenElse:
       case CallOp::kStorageSync:
+      case CallOp::kWarpShuffleDown:
       case CallOp::kCount_:
         break;
     }
@@ -497,6 +506,16 @@ template <typename T>
 __device__ __forceinline__ T kiln_floormod(T a, T b) {
   T r = a % b;
   return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
+}
+)";
+
+// Only for kernels that shuffle: the lanes of the caller's segment of
+// `width` consecutive lanes of its warp (T.tvm_warp_shuffle_down, ir/expr.h),
+// lanes numbered by the linear thread index as CUDA forms warps.
+constexpr const char* kShufflePrelude = R"(// The caller's segment of `width` consecutive lanes of its warp.
+__device__ __forceinline__ unsigned kiln_segment_mask(unsigned width) {
+  unsigned lane = (threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)) & 31u;
+  return width >= 32u ? 0xffffffffu : ((1u << width) - 1u) << (lane & ~(width - 1u));
 }
 )";
 
@@ -611,6 +630,7 @@ CudaModule EmitCudaSource(const ir::PrimFunc& lowered) {
   }
   if (kernels.find("nvcuda::wmma::") != std::string::npos) head += "#include <mma.h>\n";
   head += kPrelude;
+  if (kernels.find("kiln_segment_mask(") != std::string::npos) head += kShufflePrelude;
   m.source = head + kernels + "\n" + m.LaunchText();
   return m;
 }

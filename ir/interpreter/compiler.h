@@ -42,9 +42,13 @@ struct BufferView {
   std::vector<int64_t> strides;
 };
 
+struct GpuThread;
+
 struct Frame {
   std::vector<int64_t> vars;
   std::vector<BufferView> buffers;
+  // Set inside a GPU thread block run by ir/interpreter/thread_block.h.
+  GpuThread* gpu = nullptr;
 };
 
 // Writes dtype.lanes() lanes to out.
@@ -83,6 +87,10 @@ struct BufferLayout {
 
 [[noreturn]] void Fail(const std::string* block, const std::string& msg);
 
+// Fills fresh storage so that reading it before writing is visible: NaN for
+// floats, a 0xA5 byte pattern for integers.
+void FillGarbage(NDArray* a);
+
 class Compiler {
  public:
   explicit Compiler(const PrimFunc& f) : func_(f) {}
@@ -115,7 +123,12 @@ class Compiler {
   CompiledExpr CompileLoad(const BufferLoadNode* op);
   CompiledExpr CompileCall(const CallNode* op);
   CompiledExpr CompileIfThenElse(const CallNode* op);
-  StmtFn CompileFor(const ForNode* op);
+  StmtFn CompileFor(const Stmt& s);
+  // A kernel whose threads communicate, run as GPU thread blocks
+  // (thread_block.h); inside one, a threadIdx loop binds the thread's index.
+  StmtFn CompileGpuBlocks(const Stmt& s);
+  StmtFn CompileThreadIndex(const ForNode* op);
+  CompiledExpr CompileWarpShuffle(const CallNode* op);
   StmtFn CompileBlockRealize(const BlockRealizeNode* op);
   StmtFn CompileStore(const BufferStoreNode* op);
 
@@ -125,6 +138,8 @@ class Compiler {
   std::unordered_map<const BufferNode*, std::vector<int>> buffer_slots_;
   int num_var_slots_ = 0;
   int num_buffer_slots_ = 0;
+  bool in_gpu_block_ = false;
+  bool shuffle_allowed_ = false;  // compiling the value of a scalar store
 };
 
 // Converts n lanes of type `from` to type `to` (C semantics, saturating).

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "ir/interpreter/compiler.h"
+#include "ir/interpreter/thread_block.h"
 #include "ir/ndarray.h"
 #include "ir/op.h"
 
@@ -648,13 +649,37 @@ CompiledExpr Compiler::CompileIfThenElse(const CallNode* op) {
           op->dtype};
 }
 
+CompiledExpr Compiler::CompileWarpShuffle(const CallNode* op) {
+  if (!in_gpu_block_ || !shuffle_allowed_) {
+    Error("T.tvm_warp_shuffle_down must be the whole value of a scalar store inside the thread "
+          "loops of a GPU kernel");
+  }
+  shuffle_allowed_ = false;
+  CompiledExpr value = CompileExpr(op->args[0]);
+  if (value.lanes() != 1) Error("T.tvm_warp_shuffle_down of a " + value.dtype.str() + " value");
+  IntOperand offset = CompileIntOperand(op->args[1], "the offset of a warp shuffle");
+  IntOperand width = CompileIntOperand(op->args[2], "the width of a warp shuffle");
+  return {[value = std::move(value.fn), offset = std::move(offset), width = std::move(width),
+           op](Frame& fr, Slot* out) {
+            Slot v;
+            value(fr, &v);
+            int64_t bits = 0;
+            std::memcpy(&bits, &v, sizeof bits);
+            bits = fr.gpu->block->ShuffleDown(*fr.gpu, bits, offset.Eval(fr), width.Eval(fr), op);
+            std::memcpy(out, &bits, sizeof bits);
+          },
+          op->dtype};
+}
+
 CompiledExpr Compiler::CompileCall(const CallNode* op) {
   if (op->op == CallOp::kIfThenElse) return CompileIfThenElse(op);
   if (op->op == CallOp::kStorageSync) {
-    // The interpreter runs GPU threads one after another, so a barrier among
-    // them has no meaning here; the unlowered program is the one to run.
-    Error("T.tvm_storage_sync is a GPU thread barrier; interpret the program before GPU lowering");
+    // Inside a kernel's thread loops it is a statement of its own, run by
+    // the thread block (stmt.cc); anywhere else it has no meaning.
+    Error("T.tvm_storage_sync is a GPU thread barrier: it must be a statement (T.evaluate) inside "
+          "the thread loops of a GPU kernel");
   }
+  if (op->op == CallOp::kWarpShuffleDown) return CompileWarpShuffle(op);
   std::vector<CompiledExpr> args;
   for (const auto& a : op->args) args.push_back(CompileExpr(a));
   if (static_cast<int>(args.size()) != CallOpArity(op->op)) {
@@ -766,6 +791,7 @@ CompiledExpr Compiler::CompileCall(const CallNode* op) {
       break;
     case CallOp::kIfThenElse:
     case CallOp::kStorageSync:
+    case CallOp::kWarpShuffleDown:
     case CallOp::kCount_:
       Error("unknown intrinsic");
   }

@@ -1,10 +1,13 @@
 // Compiles statements into closures, and the Interpret entry point.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <limits>
 
+#include "ir/functor.h"
 #include "ir/interpreter/compiler.h"
+#include "ir/interpreter/thread_block.h"
 #include "ir/ndarray.h"
 #include "ir/op.h"
 
@@ -47,24 +50,6 @@ WriteFn StorerFor(DataType t) {
       return StoreInt<uint32_t>;
     default:
       return StoreInt<int64_t>;
-  }
-}
-
-// Fills fresh storage so that reading it before writing is visible: NaN for
-// floats, a 0xA5 byte pattern for integers.
-void FillGarbage(NDArray* a) {
-  DataType t = a->dtype();
-  const int64_t n = a->size();
-  if (t.is_bfloat()) {
-    std::fill_n(a->data_as<uint16_t>(), n, uint16_t{0x7FC0});
-  } else if (!t.is_float()) {
-    std::memset(a->data(), 0xA5, a->nbytes());
-  } else if (t.bits() == 16) {
-    std::fill_n(a->data_as<uint16_t>(), n, uint16_t{0x7E00});
-  } else if (t.bits() == 32) {
-    std::fill_n(a->data_as<float>(), n, std::numeric_limits<float>::quiet_NaN());
-  } else {
-    std::fill_n(a->data_as<double>(), n, std::numeric_limits<double>::quiet_NaN());
   }
 }
 
@@ -112,6 +97,7 @@ struct AllocSpec {
   int slot;
   DataType dtype;
   BufferLayout layout;
+  bool shared;  // one per GPU thread block (thread_block.h)
 };
 
 struct IterSpec {
@@ -124,7 +110,48 @@ struct IterSpec {
   const std::string* name;
 };
 
+// True if s has a barrier or a warp shuffle: its threads communicate.
+bool HasCrossThreadCall(const Stmt& s) {
+  struct Finder : IRVisitor {
+    bool found = false;
+    void VisitCall(const CallNode* op) override {
+      found = found || op->op == CallOp::kStorageSync || op->op == CallOp::kWarpShuffleDown;
+      IRVisitor::VisitCall(op);
+    }
+  } f;
+  f.VisitStmt(s);
+  return f.found;
+}
+
+bool IsShuffle(const Expr& e) {
+  const auto* c = e.as<CallNode>();
+  return c != nullptr && c->op == CallOp::kWarpShuffleDown;
+}
+
+// 0 for threadIdx.x, 1 for .y, 2 for .z; -1 for any other tag.
+int ThreadAxis(const std::string& tag) {
+  if (tag.size() != 11 || tag.rfind("threadIdx.", 0) != 0) return -1;
+  const char c = tag[10];
+  return c >= 'x' && c <= 'z' ? c - 'x' : -1;
+}
+
 }  // namespace
+
+void FillGarbage(NDArray* a) {
+  DataType t = a->dtype();
+  const int64_t n = a->size();
+  if (t.is_bfloat()) {
+    std::fill_n(a->data_as<uint16_t>(), n, uint16_t{0x7FC0});
+  } else if (!t.is_float()) {
+    std::memset(a->data(), 0xA5, a->nbytes());
+  } else if (t.bits() == 16) {
+    std::fill_n(a->data_as<uint16_t>(), n, uint16_t{0x7E00});
+  } else if (t.bits() == 32) {
+    std::fill_n(a->data_as<float>(), n, std::numeric_limits<float>::quiet_NaN());
+  } else {
+    std::fill_n(a->data_as<double>(), n, std::numeric_limits<double>::quiet_NaN());
+  }
+}
 
 int Compiler::BindVar(const Var& v) {
   int slot = num_var_slots_++;
@@ -189,7 +216,7 @@ StmtFn Compiler::CompileStmt(const Stmt& s) {
   if (!s.defined()) Error("undefined statement");
   switch (s.kind()) {
     case StmtKind::kFor:
-      return CompileFor(s.as<ForNode>());
+      return CompileFor(s);
     case StmtKind::kBlockRealize:
       return CompileBlockRealize(s.as<BlockRealizeNode>());
     case StmtKind::kBufferStore:
@@ -216,6 +243,10 @@ StmtFn Compiler::CompileStmt(const Stmt& s) {
       };
     }
     case StmtKind::kEvaluate: {
+      const auto* call = s.as<EvaluateNode>()->value.as<CallNode>();
+      if (call != nullptr && call->op == CallOp::kStorageSync && in_gpu_block_) {
+        return [call](Frame& fr) { fr.gpu->block->Barrier(*fr.gpu, call); };
+      }
       CompiledExpr e = CompileExpr(s.as<EvaluateNode>()->value);
       return [fn = std::move(e.fn), scratch = std::vector<Slot>(e.lanes())](Frame& fr) mutable {
         fn(fr, scratch.data());
@@ -225,7 +256,25 @@ StmtFn Compiler::CompileStmt(const Stmt& s) {
   Error("unknown statement kind");
 }
 
-StmtFn Compiler::CompileFor(const ForNode* op) {
+StmtFn Compiler::CompileFor(const Stmt& s) {
+  const auto* op = s.as<ForNode>();
+  if (op->for_kind == ForKind::kThreadBinding) {
+    if (in_gpu_block_ && ThreadAxis(op->thread_tag) >= 0) return CompileThreadIndex(op);
+    if (in_gpu_block_ && op->thread_tag.rfind("blockIdx", 0) == 0) {
+      Error("loop '" + op->loop_var.name() + "' bound to " + op->thread_tag +
+            " inside the thread loops of a GPU kernel");
+    }
+    // The innermost blockIdx loop of a kernel whose threads communicate (or
+    // its outermost threadIdx loop, in a kernel of one block).
+    const auto* inner = op->body.as<ForNode>();
+    const bool block_loop = op->thread_tag.rfind("blockIdx", 0) == 0 &&
+                            !(inner != nullptr && inner->for_kind == ForKind::kThreadBinding &&
+                              inner->thread_tag.rfind("blockIdx", 0) == 0);
+    if (!in_gpu_block_ && (block_loop || ThreadAxis(op->thread_tag) >= 0) &&
+        HasCrossThreadCall(op->body)) {
+      return CompileGpuBlocks(s);
+    }
+  }
   const std::string what = "the range of loop '" + op->loop_var.name() + "'";
   IntOperand min = CompileIntOperand(op->min, what), extent = CompileIntOperand(op->extent, what);
   const int slot = BindVar(op->loop_var);
@@ -240,6 +289,79 @@ StmtFn Compiler::CompileFor(const ForNode* op) {
           body(fr);
         }
       };
+}
+
+StmtFn Compiler::CompileGpuBlocks(const Stmt& s) {
+  const auto* op = s.as<ForNode>();
+  const bool block_loop = ThreadAxis(op->thread_tag) < 0;
+  const Stmt region = block_loop ? op->body : s;
+  // The block's shape: each threadIdx axis has one constant extent per kernel.
+  struct Dims : IRVisitor {
+    std::array<int64_t, 3> dims{1, 1, 1};
+    std::string error;
+    void VisitFor(const ForNode* f) override {
+      const int axis = ThreadAxis(f->thread_tag);
+      if (f->for_kind == ForKind::kThreadBinding && axis >= 0) {
+        int64_t n = 0;
+        if (!AsConstInt(f->extent, &n) || !IsConstInt(f->min, 0) || n < 1) {
+          error = "loop '" + f->loop_var.name() + "' bound to " + f->thread_tag +
+                  " needs a constant positive extent starting at 0";
+        } else if (dims[axis] != 1 && dims[axis] != n) {
+          error = f->thread_tag + " has extents " + std::to_string(dims[axis]) + " and " +
+                  std::to_string(n) + " in one kernel";
+        } else {
+          dims[axis] = n;
+        }
+      }
+      IRVisitor::VisitFor(f);
+    }
+  } d;
+  d.VisitStmt(region);
+  if (!d.error.empty()) Error(d.error);
+  const std::array<int64_t, 3> dims = d.dims;
+
+  int slot = -1;
+  IntOperand min, extent;
+  if (block_loop) {
+    const std::string what = "the range of loop '" + op->loop_var.name() + "'";
+    min = CompileIntOperand(op->min, what);
+    extent = CompileIntOperand(op->extent, what);
+    slot = BindVar(op->loop_var);
+  }
+  in_gpu_block_ = true;
+  StmtFn body = CompileStmt(region);
+  in_gpu_block_ = false;
+  if (block_loop) UnbindVar(op->loop_var);
+  auto run_block = [body = std::move(body), dims](Frame& fr) {
+    ThreadBlock block(dims);
+    block.Run([&](GpuThread& t) {
+      Frame own = fr;  // registers and local memory are the thread's own
+      own.gpu = &t;
+      body(own);
+    });
+  };
+  if (!block_loop) return run_block;
+  return [min = std::move(min), extent = std::move(extent), slot,
+          run_block = std::move(run_block)](Frame& fr) {
+    const int64_t begin = min.Eval(fr);
+    const int64_t end = begin + extent.Eval(fr);
+    for (int64_t i = begin; i < end; ++i) {
+      fr.vars[slot] = i;
+      run_block(fr);
+    }
+  };
+}
+
+StmtFn Compiler::CompileThreadIndex(const ForNode* op) {
+  const int axis = ThreadAxis(op->thread_tag);
+  const int slot = BindVar(op->loop_var);
+  StmtFn body = CompileStmt(op->body);
+  UnbindVar(op->loop_var);
+  // CompileGpuBlocks checked the extent: it is the block's along this axis.
+  return [axis, slot, body = std::move(body)](Frame& fr) {
+    fr.vars[slot] = fr.gpu->index[axis];
+    body(fr);
+  };
 }
 
 StmtFn Compiler::CompileBlockRealize(const BlockRealizeNode* op) {
@@ -281,7 +403,8 @@ StmtFn Compiler::CompileBlockRealize(const BlockRealizeNode* op) {
   std::vector<AllocSpec> allocs;
   for (const Buffer& b : blk->alloc_buffers) {
     BufferLayout layout = CompileLayout(b);
-    allocs.push_back({BindBuffer(b), b.dtype(), std::move(layout)});
+    const bool shared = in_gpu_block_ && (b.scope() == "shared" || b.scope() == "shared.dyn");
+    allocs.push_back({BindBuffer(b), b.dtype(), std::move(layout), shared});
   }
   StmtFn init = blk->init ? CompileStmt(*blk->init) : StmtFn();
   StmtFn body = CompileStmt(blk->body);
@@ -320,7 +443,12 @@ StmtFn Compiler::CompileBlockRealize(const BlockRealizeNode* op) {
                           ShapeToString(view.shape));
         }
       }
-      storage.emplace_back(a.dtype, std::vector<int64_t>{SpanOf(view.shape, view.strides)});
+      const int64_t span = SpanOf(view.shape, view.strides);
+      if (a.shared) {
+        view.data = fr.gpu->block->Shared(a.layout.node, a.dtype, span);
+        continue;
+      }
+      storage.emplace_back(a.dtype, std::vector<int64_t>{span});
       FillGarbage(&storage.back());
       view.data = static_cast<std::byte*>(storage.back().data());
     }
@@ -334,7 +462,12 @@ StmtFn Compiler::CompileStore(const BufferStoreNode* op) {
   const int slot = BufferSlot(buf);
   if (op->indices.size() != buf.ndim())
     Error("store to " + buf.name() + " with the wrong number of indices");
+  // A warp shuffle suspends the thread (thread_block.h) and so is compiled
+  // only as a store's whole value, where no scratch of an enclosing
+  // expression is live across the suspension.
+  shuffle_allowed_ = IsShuffle(op->value);
   CompiledExpr value = CompileExpr(op->value);
+  shuffle_allowed_ = false;
   if (value.dtype.is_handle()) Error("store of a handle to " + buf.name());
   const int value_lanes = value.lanes();
   ExprFn fn = MakeConvert(std::move(value.fn), value.dtype, buf.dtype().with_lanes(value_lanes));

@@ -1,7 +1,7 @@
 // LowerCrossThreadReduction: a reduction whose reduce loop is bound to
 // threadIdx (what MetaSchedule's CrossThreadReduction rule makes) becomes
-// per-thread partial sums followed by a tree reduction of the partials in
-// shared memory, like TVM's LowerCrossThreadReduction + LowerThreadAllreduce.
+// per-thread partial sums followed by a reduction of the partials across the
+// threads, like TVM's LowerCrossThreadReduction + LowerThreadAllreduce.
 //
 // The loops from the first one used only by reduce iterators down to the
 // block (a perfect nest, one of them bound to threadIdx.*) are replaced by
@@ -10,17 +10,44 @@
 //       normal[0] = identity
 //       for <the other reduce loops>:                 # serial, per thread
 //           if <predicate>: normal[0] = normal[0] (op) <the block's value>
-//       red[t] = normal[0]
-//       if t < s: red[t] = red[t] (op) red[t + s]     # s = P/2, P/4, ..., 1
-//       ...                                           # P: T rounded up to 2^k
-//       if t == 0: C[...] = init (op) red[0]          # C[...] (op) red[0] without init
+//       <the T partials combined into thread 0's normal[0] or red[0]>
+//       if t == 0: C[...] = init (op) <total>         # C[...] (op) total without init
 //
-// with `normal` in local and `red` in shared memory, allocated by an opaque
-// block around the nest. InjectStorageSync later puts a barrier between the
-// steps of the tree. Supported reducers: +, *, min, max. The tree uses
-// shared memory only; warp shuffles (a faster last five steps) are not used
-// yet.
+// with `normal` in local memory, and the partials combined one of two ways:
+//
+// - Warp shuffles, where the T threads are consecutive lanes of warps (t is
+//   the fastest-varying thread axis of the kernel), no condition on the
+//   threads encloses the reduction (every lane of a warp must take part) and
+//   T is a power of two up to 32 or a multiple of 32:
+//
+//     for s in T/2, ..., 1:   (s in 16, ..., 1 if T > 32)
+//         shfl[0] = T.tvm_warp_shuffle_down(normal[0], s, min(T, 32))
+//         normal[0] = normal[0] (op) shfl[0]
+//     # T > 32 only: one partial per warp goes through shared memory, and
+//     # the first warp reduces them the same way (W = T/32 partials, lanes
+//     # past W contribute the identity):
+//     if t % 32 == 0: red[t // 32] = normal[0]
+//     if t < 32:
+//         normal[0] = T.if_then_else(t < W, red[t], identity)
+//         <shuffles over the W partials>
+//
+//   Shuffling takes no shared memory and no barrier for T <= 32, and one
+//   barrier instead of log2(T) for larger T.
+// - Otherwise a tree in shared memory: red[t] = normal[0], then
+//   `if t < s: red[t] = red[t] (op) red[t + s]` for s = P/2, ..., 1 (P: T
+//   rounded up to a power of two), the total in red[0].
+//
+// `red` is allocated by an opaque block around the nest; InjectStorageSync
+// later puts the barriers between its writes and reads. When the kernel
+// binds other threadIdx axes too, every thread of them runs the reduction,
+// so each of their threads gets its own part of `red`; they must then bind
+// loops around the reduction (a reduction they do not enclose would be run
+// by all of them at once, with no index to tell them apart: that is an
+// error). Supported reducers: +, *, min, max.
+#include <algorithm>
+#include <map>
 #include <optional>
+#include <unordered_set>
 
 #include "ir/error.h"
 #include "ir/functor.h"
@@ -79,9 +106,76 @@ Expr Identity(ExprKind k, DataType t) {
   }
 }
 
+// Extents of the threadIdx axes a kernel binds ("threadIdx.x" -> 64).
+std::map<std::string, int64_t> ThreadAxesOf(const Stmt& kernel) {
+  struct Collector : IRVisitor {
+    std::map<std::string, int64_t> axes;
+    void VisitFor(const ForNode* op) override {
+      int64_t n = 0;
+      if (IsThreadIdx(*op) && AsConstInt(op->extent, &n)) {
+        axes[op->thread_tag] = std::max(axes[op->thread_tag], n);
+      }
+      IRVisitor::VisitFor(op);
+    }
+  } c;
+  c.VisitStmt(kernel);
+  return c.axes;
+}
+
+bool IsPowerOfTwo(int64_t n) { return n > 0 && (n & (n - 1)) == 0; }
+
+// Types CUDA's __shfl_down_sync moves as they are.
+bool Shufflable(DataType t) {
+  if (!t.is_scalar()) return false;
+  if (t.is_float()) return true;  // half, float, double
+  return t.is_integer() && (t.bits() == 32 || t.bits() == 64);
+}
+
 class Lowerer : public IRMutator {
  protected:
   Stmt VisitFor(const Stmt& s, const ForNode* op) override {
+    // The first thread-bound loop from the top starts a kernel.
+    const bool kernel_start = op->for_kind == ForKind::kThreadBinding && !in_kernel_;
+    if (kernel_start) {
+      in_kernel_ = true;
+      kernel_axes_ = ThreadAxesOf(s);
+    }
+    Stmt out = LowerFor(s, op);
+    if (kernel_start) {
+      in_kernel_ = false;
+      kernel_axes_.clear();
+    }
+    return out;
+  }
+
+  Stmt VisitIfThenElse(const Stmt& s, const IfThenElseNode* op) override {
+    const bool div = UsesThreads(op->condition);
+    divergent_ += div;
+    Stmt out = IRMutator::VisitIfThenElse(s, op);
+    divergent_ -= div;
+    return out;
+  }
+
+  Stmt VisitBlockRealize(const Stmt& s, const BlockRealizeNode* op) override {
+    const bool div = op->predicate.defined() && UsesThreads(op->predicate);
+    // A condition inside the block on one of its iteration variables is a
+    // condition on the threads its binding uses.
+    std::vector<const VarNode*> added;
+    const BlockNode& b = *op->block.get();
+    for (size_t i = 0; i < b.iter_vars.size() && i < op->iter_values.size(); ++i) {
+      if (UsesThreads(op->iter_values[i]) && thread_vars_.insert(b.iter_vars[i].var.get()).second) {
+        added.push_back(b.iter_vars[i].var.get());
+      }
+    }
+    divergent_ += div;
+    Stmt out = IRMutator::VisitBlockRealize(s, op);
+    divergent_ -= div;
+    for (const VarNode* v : added) thread_vars_.erase(v);
+    return out;
+  }
+
+ private:
+  Stmt LowerFor(const Stmt& s, const ForNode* op) {
     // The perfect nest below this loop, down to a block.
     std::vector<const ForNode*> nest{op};
     const BlockRealizeNode* realize = nullptr;
@@ -94,13 +188,30 @@ class Lowerer : public IRMutator {
       realize = cur.as<BlockRealizeNode>();
       break;
     }
-    if (realize == nullptr || !StartsCrossThreadReduction(nest, *realize)) {
-      return IRMutator::VisitFor(s, op);
+    if (realize != nullptr && StartsCrossThreadReduction(nest, *realize)) {
+      return Rewrite(nest, *realize);
     }
-    return Rewrite(nest, *realize);
+    const bool thread = IsThreadIdx(*op);
+    const bool div = UsesThreads(op->min) || UsesThreads(op->extent);
+    if (thread) {
+      enclosing_threads_.push_back(op);
+      thread_vars_.insert(op->loop_var.get());
+    }
+    divergent_ += div;
+    Stmt out = IRMutator::VisitFor(s, op);
+    divergent_ -= div;
+    if (thread) {
+      enclosing_threads_.pop_back();
+      thread_vars_.erase(op->loop_var.get());
+    }
+    return out;
   }
 
- private:
+  // True if e depends on the index of an enclosing threadIdx loop.
+  bool UsesThreads(const Expr& e) const {
+    return UsesVar(e, [this](const VarNode* v) { return thread_vars_.count(v) > 0; });
+  }
+
   // True if every loop of `nest` serves only reduce iterators of the block
   // and one of them is bound to threadIdx.
   static bool StartsCrossThreadReduction(const std::vector<const ForNode*>& nest,
@@ -159,16 +270,40 @@ class Lowerer : public IRMutator {
     for (size_t i = 0; i < b.iter_vars.size(); ++i) bind[b.iter_vars[i].var.get()] = r.iter_values[i];
     const DataType dt = st->buffer.dtype();
     const Var tv = t->loop_var;
+    const DataType it = tv.dtype();
+    auto c = [&](int64_t v) { return IntImm(v, it); };
+
+    // The kernel's other thread axes: each of their threads reduces on its
+    // own, in its own part of the shared buffer (group index g of G).
+    Expr group = c(0);
+    int64_t groups = 1;
+    bool lanes_consecutive = true;  // no thread axis varies faster than t's
+    for (const auto& [tag, n] : kernel_axes_) {
+      if (tag == t->thread_tag || n == 1) continue;
+      if (tag < t->thread_tag) lanes_consecutive = false;
+      const ForNode* outer = nullptr;
+      for (const ForNode* f : enclosing_threads_) {
+        if (f->thread_tag == tag) outer = f;
+      }
+      if (outer == nullptr) {
+        throw IRError(where + ": the kernel also binds " + tag + " (extent " + std::to_string(n) +
+                      ") to loops that do not enclose this reduction; every thread of that axis "
+                      "would run it at once");
+      }
+      group = groups == 1 ? Expr(outer->loop_var) : Add(group, Mul(outer->loop_var, c(groups)));
+      groups *= n;
+    }
+    const bool shuffle = lanes_consecutive && divergent_ == 0 && Shufflable(dt) &&
+                         ((IsPowerOfTwo(extent) && extent <= 32) || extent % 32 == 0);
+
     Buffer normal(b.name + "_normal", dt, {IntImm(1)}, "local");
-    Buffer shared(b.name + "_red", dt, {IntImm(extent)}, "shared");
-    auto combine = [&](Expr a, Expr c) { return Binary(red.kind, std::move(a), std::move(c)); };
-    Expr zero = IntImm(0, tv.dtype());
+    auto combine = [&](Expr a, Expr e) { return Binary(red.kind, std::move(a), std::move(e)); };
     auto at = [&](const Expr& e) { return std::vector<Expr>{e}; };
+    const Expr partial = BufferLoad(normal, {IntImm(0)});
+    std::vector<Buffer> allocs = {normal};
 
     // The per-thread partial over the serial reduce loops.
-    Stmt step = BufferStore(normal, combine(BufferLoad(normal, {IntImm(0)}),
-                                            Substitute(red.rhs, bind)),
-                            {IntImm(0)});
+    Stmt step = BufferStore(normal, combine(partial, Substitute(red.rhs, bind)), {IntImm(0)});
     if (r.predicate.defined() && !IsConstInt(r.predicate, 1)) {
       step = IfThenElseStmt(Substitute(r.predicate, bind), step);
     }
@@ -180,32 +315,76 @@ class Lowerer : public IRMutator {
     std::vector<Stmt> seq;
     seq.push_back(BufferStore(normal, Identity(red.kind, dt), {IntImm(0)}));
     seq.push_back(step);
-    seq.push_back(BufferStore(shared, BufferLoad(normal, {IntImm(0)}), at(tv)));
-    int64_t pow2 = 1;
-    while (pow2 < extent) pow2 *= 2;
-    for (int64_t s = pow2 / 2; s >= 1; s /= 2) {
-      Expr cond = LT(tv, IntImm(s, tv.dtype()));
-      if (pow2 != extent) cond = And(cond, LT(Add(tv, IntImm(s, tv.dtype())), IntImm(extent, tv.dtype())));
-      Expr other = BufferLoad(shared, at(Add(tv, IntImm(s, tv.dtype()))));
-      seq.push_back(IfThenElseStmt(
-          cond, BufferStore(shared, combine(BufferLoad(shared, at(tv)), other), at(tv))));
+    Expr total;
+    if (shuffle) {
+      Buffer shfl(b.name + "_shfl", dt, {IntImm(1)}, "local");
+      allocs.push_back(shfl);
+      // normal[0] gathers the partials of `width` consecutive lanes into the
+      // first of them.
+      auto shuffles = [&](int64_t width, std::vector<Stmt>* out) {
+        for (int64_t s = width / 2; s >= 1; s /= 2) {
+          out->push_back(BufferStore(
+              shfl, Call(CallOp::kWarpShuffleDown, {partial, c(s), c(width)}), {IntImm(0)}));
+          out->push_back(
+              BufferStore(normal, combine(partial, BufferLoad(shfl, {IntImm(0)})), {IntImm(0)}));
+        }
+      };
+      shuffles(std::min<int64_t>(extent, 32), &seq);
+      if (extent > 32) {
+        const int64_t warps = extent / 32;
+        Buffer shared(b.name + "_red", dt, {IntImm(warps * groups)}, "shared");
+        allocs.push_back(shared);
+        auto slot = [&](Expr i) { return groups == 1 ? i : Add(std::move(i), Mul(group, c(warps))); };
+        seq.push_back(IfThenElseStmt(EQ(FloorMod(tv, c(32)), c(0)),
+                                     BufferStore(shared, partial, at(slot(FloorDiv(tv, c(32)))))));
+        std::vector<Stmt> first_warp;
+        first_warp.push_back(BufferStore(
+            normal,
+            IfThenElse(LT(tv, c(warps)), BufferLoad(shared, at(slot(tv))), Identity(red.kind, dt)),
+            {IntImm(0)}));
+        int64_t pow2 = 1;
+        while (pow2 < warps) pow2 *= 2;
+        shuffles(pow2, &first_warp);
+        seq.push_back(IfThenElseStmt(LT(tv, c(32)), SeqStmt(std::move(first_warp))));
+      }
+      total = partial;
+    } else {
+      Buffer shared(b.name + "_red", dt, {IntImm(extent * groups)}, "shared");
+      allocs.push_back(shared);
+      auto slot = [&](Expr i) { return groups == 1 ? i : Add(std::move(i), Mul(group, c(extent))); };
+      seq.push_back(BufferStore(shared, partial, at(slot(tv))));
+      int64_t pow2 = 1;
+      while (pow2 < extent) pow2 *= 2;
+      for (int64_t s = pow2 / 2; s >= 1; s /= 2) {
+        Expr cond = LT(tv, c(s));
+        if (pow2 != extent) cond = And(cond, LT(Add(tv, c(s)), c(extent)));
+        Expr other = BufferLoad(shared, at(slot(Add(tv, c(s)))));
+        seq.push_back(IfThenElseStmt(
+            cond, BufferStore(shared, combine(BufferLoad(shared, at(slot(tv))), other), at(slot(tv)))));
+      }
+      total = BufferLoad(shared, at(slot(c(0))));
     }
     std::vector<Expr> out_idx;
     for (const auto& e : st->indices) out_idx.push_back(Substitute(e, bind));
-    Expr total = BufferLoad(shared, {IntImm(0, tv.dtype())});
     Expr value = init ? (StructuralEqual(*init, Identity(red.kind, dt))
                              ? total
                              : combine(Substitute(*init, bind), total))
                       : combine(BufferLoad(st->buffer, out_idx), total);
-    seq.push_back(IfThenElseStmt(EQ(tv, zero), BufferStore(st->buffer, value, out_idx)));
+    seq.push_back(IfThenElseStmt(EQ(tv, c(0)), BufferStore(st->buffer, value, out_idx)));
     Stmt loop = For(tv, t->min, t->extent, ForKind::kThreadBinding, SeqStmt(std::move(seq)),
                     t->thread_tag, t->annotations);
     BlockNode scope;
     scope.name = b.name + "_cross_thread";
     scope.body = loop;
-    scope.alloc_buffers = {normal, shared};
+    scope.alloc_buffers = std::move(allocs);
     return BlockRealize({}, BoolImm(true), MakeBlock(std::move(scope)));
   }
+
+  bool in_kernel_ = false;
+  std::map<std::string, int64_t> kernel_axes_;
+  std::vector<const ForNode*> enclosing_threads_;
+  std::unordered_set<const VarNode*> thread_vars_;  // theirs, and block iterators bound to them
+  int divergent_ = 0;  // enclosing conditions or loop bounds that depend on threadIdx
 };
 
 }  // namespace

@@ -32,6 +32,7 @@ struct Case {
   ir::PrimFunc (*make)();
   size_t kernels;
   bool barriers;
+  bool shuffles;
 };
 
 ir::PrimFunc MatmulCase() { return ir::testing::MatmulPerThread(); }
@@ -39,13 +40,24 @@ ir::PrimFunc GemmCase() { return ir::testing::TiledGemm(); }
 ir::PrimFunc Conv2dCase() { return ir::testing::Conv2d(); }
 ir::PrimFunc SoftmaxCase() { return ir::testing::Softmax(); }
 ir::PrimFunc SoftmaxCrossThreadCase() { return ir::testing::SoftmaxCrossThread(); }
+ir::PrimFunc SoftmaxTwoStageCase() { return ir::testing::SoftmaxCrossThread(128); }
+ir::PrimFunc SoftmaxSharedTreeCase() { return ir::testing::SoftmaxCrossThread(6); }
+ir::PrimFunc SoftmaxOneKernelCase() { return ir::testing::SoftmaxOneKernel(64); }
+ir::PrimFunc SoftmaxThreadYCase() { return ir::testing::SoftmaxRowsOnThreadY(8); }
 
+// Cross-thread reductions: shuffles within a warp (32 threads; 8 lanes per
+// row with rows on threadIdx.y), shuffles and a partial per warp in shared
+// memory (128), a tree in shared memory (6), everything in one kernel (64).
 const Case kCases[] = {
-    {"matmul", MatmulCase, 1, false},
-    {"tiled_gemm", GemmCase, 1, true},
-    {"conv2d", Conv2dCase, 2, false},
-    {"softmax", SoftmaxCase, 4, false},
-    {"softmax_cross_thread", SoftmaxCrossThreadCase, 4, true},
+    {"matmul", MatmulCase, 1, false, false},
+    {"tiled_gemm", GemmCase, 1, true, false},
+    {"conv2d", Conv2dCase, 2, false, false},
+    {"softmax", SoftmaxCase, 4, false, false},
+    {"softmax_cross_thread", SoftmaxCrossThreadCase, 4, false, true},
+    {"softmax_cross_thread_128", SoftmaxTwoStageCase, 4, true, true},
+    {"softmax_cross_thread_6", SoftmaxSharedTreeCase, 4, true, false},
+    {"softmax_one_kernel", SoftmaxOneKernelCase, 1, true, true},
+    {"softmax_thread_y", SoftmaxThreadYCase, 4, false, true},
 };
 
 TEST(CudaCodegen, RepresentativeKernelsCompileToPtxThatPtxasAccepts) {
@@ -61,6 +73,7 @@ TEST(CudaCodegen, RepresentativeKernelsCompileToPtxThatPtxasAccepts) {
       FAIL() << e.what() << "\n" << m.source;
     }
     EXPECT_NE(bin.ptx.find(".target sm_90"), std::string::npos);
+    EXPECT_EQ(bin.ptx.find("shfl.sync.down") != std::string::npos, c.shuffles) << bin.ptx;
     for (const CudaLaunch& l : m.launches) {
       EXPECT_NE(bin.ptx.find(".entry " + l.kernel), std::string::npos) << l.kernel;
     }

@@ -120,4 +120,42 @@ inline PrimFunc SoftmaxCrossThread(int64_t threads = 32, int64_t rows = 16, int6
   return sch.func();
 }
 
+// Softmax in one kernel, a row per block: the two reductions across
+// `threads` threads and the exponentials computed at the row loop, each with
+// its own threadIdx.x loop, their results in shared memory (so the row's
+// stages meet in one thread block, through barriers and warp shuffles).
+inline PrimFunc SoftmaxOneKernel(int64_t threads = 32, int64_t rows = 4, int64_t cols = 100) {
+  Schedule sch(SoftmaxMN(rows, cols));
+  std::vector<BlockRV> b = Blocks(sch);
+  for (size_t r : {size_t{0}, size_t{1}, size_t{2}}) sch.SetScope(b[r], 0, "shared");
+  std::vector<LoopRV> l = sch.GetLoops(b[3]);
+  sch.Bind(l[0], "blockIdx.x");
+  sch.Bind(sch.Split(l[1], {std::monostate{}, threads})[1], "threadIdx.x");
+  for (size_t r : {size_t{2}, size_t{1}, size_t{0}}) {
+    sch.ComputeAt(b[r], l[0]);
+    std::vector<LoopRV> inner = sch.GetLoops(b[r]);
+    sch.Bind(sch.Split(inner.back(), {std::monostate{}, threads})[1], "threadIdx.x");
+  }
+  return sch.func();
+}
+
+// The row maximum and sum of softmax with `rows_per_block` rows per block,
+// one per threadIdx.y, and each row reduced across `threads` threads of
+// threadIdx.x.
+inline PrimFunc SoftmaxRowsOnThreadY(int64_t threads, int64_t rows_per_block = 2,
+                                     int64_t rows = 8, int64_t cols = 100) {
+  Schedule sch(SoftmaxMN(rows, cols));
+  std::vector<BlockRV> b = Blocks(sch);
+  for (size_t r : {size_t{0}, size_t{2}}) {
+    std::vector<LoopRV> l = sch.GetLoops(b[r]);
+    std::vector<LoopRV> i = sch.Split(l[0], {std::monostate{}, rows_per_block});
+    sch.Bind(i[0], "blockIdx.x");
+    sch.Bind(i[1], "threadIdx.y");
+    sch.Bind(sch.Split(l[1], {std::monostate{}, threads})[1], "threadIdx.x");
+  }
+  BindFused(sch, b[1], 64);
+  BindFused(sch, b[3], 64);
+  return sch.func();
+}
+
 }  // namespace kiln::ir::testing

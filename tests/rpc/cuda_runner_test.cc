@@ -273,6 +273,12 @@ TEST(CudaRunner, RealKernelsOnTheGpu) {
       {"conv2d", ir::Conv2dNHWC(1, 10, 10, 8, 16, 3, 1, 1), ir::testing::Conv2d()},
       {"softmax", ir::SoftmaxMN(16, 100), ir::testing::Softmax()},
       {"softmax cross-thread", ir::SoftmaxMN(16, 100), ir::testing::SoftmaxCrossThread()},
+      {"softmax cross-thread, 128 threads", ir::SoftmaxMN(4, 300),
+       ir::testing::SoftmaxCrossThread(128, 4, 300)},
+      {"softmax cross-thread, 6 threads", ir::SoftmaxMN(16, 100),
+       ir::testing::SoftmaxCrossThread(6)},
+      {"softmax in one kernel", ir::SoftmaxMN(4, 100), ir::testing::SoftmaxOneKernel(64)},
+      {"softmax rows on threadIdx.y", ir::SoftmaxMN(8, 100), ir::testing::SoftmaxRowsOnThreadY(8)},
   };
   LocalRunner runner;
   for (const Case& c : cases) {

@@ -89,6 +89,10 @@ TEST(ParserErrors, TypeErrorFromConstructor) {
   // IRError from ir/op.h becomes a ParseError at the operator.
   ExpectError(Func("    T.evaluate(T.exp(1))\n"), 5, 16, "T.exp needs a float argument, got int32");
   ExpectError(Func("    T.evaluate(True and 1)\n"), 5, 21, "needs bool operands");
+  ExpectError(Func("    T.evaluate(T.tvm_warp_shuffle_down(T.float32(1), 1, 12))\n"), 5, 16,
+              "width must be a constant power of two from 1 to 32");
+  ExpectError(Func("    T.evaluate(T.tvm_warp_shuffle_down(T.float32(1), 1))\n"), 5, 16,
+              "takes 3 arguments, got 2");
 }
 
 TEST(ParserErrors, RedefinitionAndReserved) {

@@ -3,12 +3,16 @@
 // allocated), barrier insertion (golden text), and VerifyGPUCode's limits.
 // The hand-scheduled programs are checked against the unscheduled workload
 // with the interpreter first, so the lowering starts from correct schedules.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
+
+#include <functional>
 
 #include <regex>
 
 #include "../codegen/gpu_test_kernels.h"
 #include "ir/error.h"
+#include "ir/functor.h"
 #include "ir/interpreter.h"
 #include "ir/op.h"
 #include "ir/text/parser.h"
@@ -227,10 +231,9 @@ std::string FirstKernel(const std::string& text) {
 }
 
 // Golden text: a row maximum reduced across 8 threads. Each thread folds its
-// strided share of the row into a local partial, the partials go to shared
-// memory, a tree halves them (a barrier before each step, since each reads
-// what other threads wrote in the previous one) and thread 0 stores the
-// result.
+// strided share of the row into a local partial; the 8 partials are lanes of
+// one warp, so three shuffles halve them (no shared memory, no barrier) and
+// thread 0 stores the result.
 TEST(GpuLowering, CrossThreadReductionGolden) {
   PrimFunc sched = testing::SoftmaxCrossThread(8, 2, 20);
   EXPECT_TRUE(SameAsWorkload(SoftmaxMN(2, 20), sched));
@@ -240,24 +243,60 @@ TEST(GpuLowering, CrossThreadReductionGolden) {
                 T.reads()
                 T.writes()
                 T_softmax_maxelem_normal = T.alloc_buffer((1,), scope="local")
-                T_softmax_maxelem_red = T.alloc_buffer((8,), scope="shared")
+                T_softmax_maxelem_shfl = T.alloc_buffer((1,), scope="local")
                 T_softmax_maxelem_normal[0] = T.float32(-3.4028234663852886e+38)
                 for k_0 in range(3):
                     if k_0 * 8 + threadIdx_x < 20:
                         T_softmax_maxelem_normal[0] = T.max(T_softmax_maxelem_normal[0], A[blockIdx_x * 20 + k_0 * 8 + threadIdx_x])
-                T_softmax_maxelem_red[threadIdx_x] = T_softmax_maxelem_normal[0]
-                T.evaluate(T.tvm_storage_sync("shared"))
-                if threadIdx_x < 4:
-                    T_softmax_maxelem_red[threadIdx_x] = T.max(T_softmax_maxelem_red[threadIdx_x], T_softmax_maxelem_red[threadIdx_x + 4])
-                T.evaluate(T.tvm_storage_sync("shared"))
-                if threadIdx_x < 2:
-                    T_softmax_maxelem_red[threadIdx_x] = T.max(T_softmax_maxelem_red[threadIdx_x], T_softmax_maxelem_red[threadIdx_x + 2])
-                T.evaluate(T.tvm_storage_sync("shared"))
-                if threadIdx_x < 1:
-                    T_softmax_maxelem_red[threadIdx_x] = T.max(T_softmax_maxelem_red[threadIdx_x], T_softmax_maxelem_red[threadIdx_x + 1])
-                T.evaluate(T.tvm_storage_sync("shared"))
+                T_softmax_maxelem_shfl[0] = T.tvm_warp_shuffle_down(T_softmax_maxelem_normal[0], 4, 8)
+                T_softmax_maxelem_normal[0] = T.max(T_softmax_maxelem_normal[0], T_softmax_maxelem_shfl[0])
+                T_softmax_maxelem_shfl[0] = T.tvm_warp_shuffle_down(T_softmax_maxelem_normal[0], 2, 8)
+                T_softmax_maxelem_normal[0] = T.max(T_softmax_maxelem_normal[0], T_softmax_maxelem_shfl[0])
+                T_softmax_maxelem_shfl[0] = T.tvm_warp_shuffle_down(T_softmax_maxelem_normal[0], 1, 8)
+                T_softmax_maxelem_normal[0] = T.max(T_softmax_maxelem_normal[0], T_softmax_maxelem_shfl[0])
                 if threadIdx_x == 0:
-                    T_softmax_maxelem[blockIdx_x] = T_softmax_maxelem_red[0]
+                    T_softmax_maxelem[blockIdx_x] = T_softmax_maxelem_normal[0]
+)__");
+}
+
+// Golden text: across 64 threads, two warps. Each warp shuffles its 32
+// partials down to its lane 0, which puts the warp's partial in shared
+// memory; after one barrier the first warp shuffles the two partials (lanes
+// past them bring the identity) and thread 0 stores the result.
+TEST(GpuLowering, CrossThreadReductionAcrossWarpsGolden) {
+  PrimFunc sched = testing::SoftmaxCrossThread(64, 2, 100);
+  EXPECT_TRUE(SameAsWorkload(SoftmaxMN(2, 100), sched));
+  EXPECT_EQ(FirstKernel(ToText(LowerGpu(sched))), R"__(    for blockIdx_x in T.thread_binding(2, thread="blockIdx.x"):
+        for threadIdx_x in T.thread_binding(64, thread="threadIdx.x"):
+            with T.block("k_1_alloc"):
+                T.reads()
+                T.writes()
+                T_softmax_maxelem_normal = T.alloc_buffer((1,), scope="local")
+                T_softmax_maxelem_shfl = T.alloc_buffer((1,), scope="local")
+                T_softmax_maxelem_red = T.alloc_buffer((2,), scope="shared")
+                T_softmax_maxelem_normal[0] = T.float32(-3.4028234663852886e+38)
+                for k_0 in range(2):
+                    if k_0 * 64 + threadIdx_x < 100:
+                        T_softmax_maxelem_normal[0] = T.max(T_softmax_maxelem_normal[0], A[blockIdx_x * 100 + k_0 * 64 + threadIdx_x])
+                T_softmax_maxelem_shfl[0] = T.tvm_warp_shuffle_down(T_softmax_maxelem_normal[0], 16, 32)
+                T_softmax_maxelem_normal[0] = T.max(T_softmax_maxelem_normal[0], T_softmax_maxelem_shfl[0])
+                T_softmax_maxelem_shfl[0] = T.tvm_warp_shuffle_down(T_softmax_maxelem_normal[0], 8, 32)
+                T_softmax_maxelem_normal[0] = T.max(T_softmax_maxelem_normal[0], T_softmax_maxelem_shfl[0])
+                T_softmax_maxelem_shfl[0] = T.tvm_warp_shuffle_down(T_softmax_maxelem_normal[0], 4, 32)
+                T_softmax_maxelem_normal[0] = T.max(T_softmax_maxelem_normal[0], T_softmax_maxelem_shfl[0])
+                T_softmax_maxelem_shfl[0] = T.tvm_warp_shuffle_down(T_softmax_maxelem_normal[0], 2, 32)
+                T_softmax_maxelem_normal[0] = T.max(T_softmax_maxelem_normal[0], T_softmax_maxelem_shfl[0])
+                T_softmax_maxelem_shfl[0] = T.tvm_warp_shuffle_down(T_softmax_maxelem_normal[0], 1, 32)
+                T_softmax_maxelem_normal[0] = T.max(T_softmax_maxelem_normal[0], T_softmax_maxelem_shfl[0])
+                if threadIdx_x % 32 == 0:
+                    T_softmax_maxelem_red[threadIdx_x // 32] = T_softmax_maxelem_normal[0]
+                T.evaluate(T.tvm_storage_sync("shared"))
+                if threadIdx_x < 32:
+                    T_softmax_maxelem_normal[0] = T.if_then_else(threadIdx_x < 2, T_softmax_maxelem_red[threadIdx_x], T.float32(-3.4028234663852886e+38))
+                    T_softmax_maxelem_shfl[0] = T.tvm_warp_shuffle_down(T_softmax_maxelem_normal[0], 1, 2)
+                    T_softmax_maxelem_normal[0] = T.max(T_softmax_maxelem_normal[0], T_softmax_maxelem_shfl[0])
+                if threadIdx_x == 0:
+                    T_softmax_maxelem[blockIdx_x] = T_softmax_maxelem_normal[0]
 )__");
 }
 
@@ -273,6 +312,138 @@ TEST(GpuLowering, CrossThreadReductionWithAThreadCountNotAPowerOfTwo) {
 TEST(GpuLowering, LoweredGpuTextRoundTrips) {
   EXPECT_TRUE(testing::RoundTrips(LowerGpu(testing::TiledGemm())));
   EXPECT_TRUE(testing::RoundTrips(LowerGpu(testing::SoftmaxCrossThread())));
+  EXPECT_TRUE(testing::RoundTrips(LowerGpu(testing::SoftmaxCrossThread(128))));
+}
+
+// Lowered GPU programs run in the interpreter as thread blocks, with shared
+// memory, barriers and warp shuffles (ir/interpreter/thread_block.h), and
+// compute what the schedule computes. The cases take each way of combining
+// the partials of a cross-thread reduction: shuffles within a segment of a
+// warp (8, 32 threads), shuffles then one partial per warp through shared
+// memory (64, 96, 128), a tree in shared memory (6, 12 threads: not a
+// power of two), with other thread axes around the reduction (threadIdx.y)
+// and with the whole softmax in one kernel (the threads' steps meet in one
+// thread block).
+TEST(GpuLowering, LoweredKernelsRunAsThreadBlocks) {
+  struct Case {
+    std::string name;
+    PrimFunc workload, sched;
+    bool shuffles;
+  };
+  const std::vector<Case> cases = {
+      {"tiled gemm", Matmul(64, 64, 64), testing::TiledGemm(), false},
+      {"conv2d", Conv2dNHWC(1, 10, 10, 8, 16, 3, 1, 1), testing::Conv2d(), false},
+      {"softmax, 6 threads", SoftmaxMN(16, 100), testing::SoftmaxCrossThread(6), false},
+      {"softmax, 8 threads", SoftmaxMN(16, 100), testing::SoftmaxCrossThread(8), true},
+      {"softmax, 32 threads", SoftmaxMN(16, 100), testing::SoftmaxCrossThread(32), true},
+      {"softmax, 64 threads", SoftmaxMN(16, 100), testing::SoftmaxCrossThread(64), true},
+      {"softmax, 96 threads", SoftmaxMN(4, 300), testing::SoftmaxCrossThread(96, 4, 300), true},
+      {"softmax, 128 threads", SoftmaxMN(4, 300), testing::SoftmaxCrossThread(128, 4, 300), true},
+      {"one kernel, 12 threads", SoftmaxMN(4, 100), testing::SoftmaxOneKernel(12), false},
+      {"one kernel, 32 threads", SoftmaxMN(4, 100), testing::SoftmaxOneKernel(32), true},
+      {"one kernel, 64 threads", SoftmaxMN(4, 100), testing::SoftmaxOneKernel(64), true},
+      {"rows on threadIdx.y, 6 threads", SoftmaxMN(8, 100), testing::SoftmaxRowsOnThreadY(6),
+       false},
+      {"rows on threadIdx.y, 8 threads", SoftmaxMN(8, 100), testing::SoftmaxRowsOnThreadY(8),
+       true},
+      {"rows on threadIdx.y, 64 threads", SoftmaxMN(8, 100), testing::SoftmaxRowsOnThreadY(64),
+       true},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    ASSERT_TRUE(SameAsWorkload(c.workload, c.sched));
+    PrimFunc low = LowerGpu(c.sched);
+    const std::string text = ToText(low);
+    EXPECT_EQ(text.find("T.tvm_warp_shuffle_down") != std::string::npos, c.shuffles) << text;
+    EXPECT_TRUE(testing::SameAsLowered(c.sched, low));
+  }
+}
+
+// Drops the n-th barrier (in program order) of a lowered function.
+PrimFunc WithoutBarrier(const PrimFunc& f, int n) {
+  struct Dropper : IRMutator {
+    int n, seen = 0;
+    explicit Dropper(int k) : n(k) {}
+    Stmt VisitEvaluate(const Stmt& s, const EvaluateNode* op) override {
+      const auto* c = op->value.as<CallNode>();
+      if (c != nullptr && c->op == CallOp::kStorageSync && seen++ == n) return Evaluate(IntImm(0));
+      return s;
+    }
+  } d(n);
+  PrimFunc out = f;
+  out.body = d.VisitStmt(f.body);
+  EXPECT_GT(d.seen, n) << "there is no barrier " << n;
+  return out;
+}
+
+// The storage-sync pass's barriers are needed: without either one of the
+// tiled GEMM's two, running its thread blocks gives wrong results (thread 0
+// reads tiles the others have not fetched yet, or overwrites a tile before
+// they have read it).
+TEST(GpuLowering, AMissingBarrierIsCaughtByRunningTheThreadBlocks) {
+  const PrimFunc sched = testing::TiledGemm();
+  const PrimFunc low = LowerGpu(sched);
+  ASSERT_TRUE(testing::SameAsLowered(sched, low));
+  for (int n : {0, 1}) {
+    EXPECT_FALSE(testing::SameAsLowered(sched, WithoutBarrier(low, n))) << "without barrier " << n;
+  }
+}
+
+// Puts the n-th statement found by `pick` under `if threadIdx_x < bound`.
+PrimFunc UnderThreadCondition(const PrimFunc& f, const std::function<bool(const Stmt&)>& pick,
+                              int64_t bound) {
+  struct Wrapper : IRMutator {
+    const std::function<bool(const Stmt&)>& pick;
+    int64_t bound;
+    Var tx;
+    bool done = false;
+    Wrapper(const std::function<bool(const Stmt&)>& p, int64_t b) : pick(p), bound(b) {}
+    Stmt VisitFor(const Stmt& s, const ForNode* op) override {
+      if (op->thread_tag == "threadIdx.x") tx = op->loop_var;
+      return IRMutator::VisitFor(s, op);
+    }
+    Stmt VisitEvaluate(const Stmt& s, const EvaluateNode*) override { return Wrap(s); }
+    Stmt VisitBufferStore(const Stmt& s, const BufferStoreNode*) override { return Wrap(s); }
+    Stmt Wrap(const Stmt& s) {
+      if (done || !pick(s)) return s;
+      done = true;
+      return IfThenElseStmt(LT(tx, IntImm(bound, tx.dtype())), s);
+    }
+  } w(pick, bound);
+  PrimFunc out = f;
+  out.body = w.VisitStmt(f.body);
+  EXPECT_TRUE(w.done);
+  return out;
+}
+
+// What a GPU would hang on or leave undefined is an error of the run, named.
+TEST(GpuLowering, BarriersAndShufflesThatOnlySomeThreadsReachAreErrors) {
+  auto error_of = [](const PrimFunc& f, const PrimFunc& low) {
+    std::vector<NDArray> args = MakeRandomArgs(f, 1);
+    for (NDArray& a : args) a = testing::Flattened(a);
+    try {
+      Interpret(low, args);
+    } catch (const InterpreterError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  auto is_call = [](CallOp op) {
+    return [op](const Stmt& s) {
+      const Expr* v = nullptr;
+      if (const auto* e = s.as<EvaluateNode>()) v = &e->value;
+      if (const auto* st = s.as<BufferStoreNode>()) v = &st->value;
+      const auto* c = v == nullptr ? nullptr : v->as<CallNode>();
+      return c != nullptr && c->op == op;
+    };
+  };
+  const PrimFunc gemm = testing::TiledGemm();
+  EXPECT_THAT(error_of(gemm, UnderThreadCondition(LowerGpu(gemm), is_call(CallOp::kStorageSync), 32)),
+              ::testing::HasSubstr("barrier"));
+  const PrimFunc softmax = testing::SoftmaxCrossThread(8, 2, 20);
+  EXPECT_THAT(
+      error_of(softmax, UnderThreadCondition(LowerGpu(softmax), is_call(CallOp::kWarpShuffleDown), 4)),
+      ::testing::HasSubstr("warp shuffle"));
 }
 
 }  // namespace
