@@ -1,7 +1,9 @@
 #include "tools/build_only.h"
 
+#include <initializer_list>
 #include <iostream>
 #include <map>
+#include <string_view>
 #include <nlohmann/json.hpp>
 
 #include "codegen/cuda/cuda_codegen.h"
@@ -15,19 +17,32 @@ namespace kiln::tools {
 
 namespace {
 
-// Tensor-core instructions in PTX: the wmma.* and mma.* ones.
-int64_t TensorCoreInstructions(const std::string& ptx) {
+// PTX instructions whose opcode starts with one of `prefixes`.
+int64_t CountInstructions(const std::string& ptx, std::initializer_list<std::string_view> prefixes) {
   int64_t n = 0;
   size_t line = 0;
   while (line < ptx.size()) {
     size_t end = ptx.find('\n', line);
     if (end == std::string::npos) end = ptx.size();
     size_t p = ptx.find_first_not_of(" \t", line);
-    if (p < end && (ptx.compare(p, 5, "wmma.") == 0 || ptx.compare(p, 4, "mma.") == 0)) ++n;
+    for (std::string_view prefix : prefixes) {
+      if (p < end && ptx.compare(p, prefix.size(), prefix) == 0) {
+        ++n;
+        break;
+      }
+    }
     line = end + 1;
   }
   return n;
 }
+
+// Tensor-core instructions: the wmma.* and mma.* ones.
+int64_t TensorCoreInstructions(const std::string& ptx) {
+  return CountInstructions(ptx, {"wmma.", "mma."});
+}
+
+// Warp shuffles (cross-thread reductions, ir/transform/lower_cross_thread_reduction.cc).
+int64_t WarpShuffleInstructions(const std::string& ptx) { return CountInstructions(ptx, {"shfl."}); }
 
 }  // namespace
 
@@ -39,7 +54,7 @@ int BuildOnly(const ResolvedWorkload& w, const ir::Target& target, int64_t candi
   if (spaces.empty()) throw std::runtime_error("the design space of " + w.label + " is empty");
   std::vector<ir::Trace> sketches;
   for (const auto& s : spaces) sketches.push_back(s.trace().Simplified(true).WithoutDecisions());
-  int64_t built = 0, build_failed = 0, tensor_core = 0;
+  int64_t built = 0, build_failed = 0, tensor_core = 0, shuffling = 0;
   std::map<std::string, int64_t> rejected;  // by postprocessor
   std::map<std::string, std::string> example;  // the first reason each gave
   nlohmann::json rows = nlohmann::json::array();
@@ -74,7 +89,7 @@ int BuildOnly(const ResolvedWorkload& w, const ir::Target& target, int64_t candi
       example.emplace("sampling", detail);
     }
     size_t ptx_bytes = 0;
-    int64_t tc_instructions = 0;
+    int64_t tc_instructions = 0, shuffles = 0;
     if (status == "built") {
       try {
         if (target.kind == ir::Target::Kind::kCUDA) {
@@ -83,6 +98,8 @@ int BuildOnly(const ResolvedWorkload& w, const ir::Target& target, int64_t candi
           ptx_bytes = bin.ptx.size();
           tc_instructions = TensorCoreInstructions(bin.ptx);
           tensor_core += tc_instructions > 0;
+          shuffles = WarpShuffleInstructions(bin.ptx);
+          shuffling += shuffles > 0;
         } else {
           ptx_bytes = codegen::BuildObject(sch.func(), target).object.size();
         }
@@ -99,7 +116,8 @@ int BuildOnly(const ResolvedWorkload& w, const ir::Target& target, int64_t candi
                       {"status", status},
                       {"detail", detail},
                       {"bytes", ptx_bytes},
-                      {"tensor_core_instructions", tc_instructions}});
+                      {"tensor_core_instructions", tc_instructions},
+                      {"warp_shuffle_instructions", shuffles}});
     } else {
       std::cout << "draw " << i << ": " << status;
       if (ptx_bytes) {
@@ -108,6 +126,7 @@ int BuildOnly(const ResolvedWorkload& w, const ir::Target& target, int64_t candi
         if (tc_instructions > 0) {
           std::cout << ", " << tc_instructions << " tensor-core (wmma/mma) instructions";
         }
+        if (shuffles > 0) std::cout << ", " << shuffles << " warp shuffles";
         std::cout << ")";
       }
       if (!detail.empty()) std::cout << ": " << detail.substr(0, detail.find('\n'));
@@ -120,6 +139,7 @@ int BuildOnly(const ResolvedWorkload& w, const ir::Target& target, int64_t candi
                           {"build_failed", build_failed}, {"rejected", rejected},
                           {"rejected_example", example},
                           {"tensor_core_candidates", tensor_core},
+                          {"warp_shuffle_candidates", shuffling},
                           {"candidates", rows}};
     std::cout << out.dump(2) << "\n";
   } else {
@@ -129,6 +149,7 @@ int BuildOnly(const ResolvedWorkload& w, const ir::Target& target, int64_t candi
     if (target.kind == ir::Target::Kind::kCUDA) {
       std::cout << " and assembled for " << target.arch;
       if (tensor_core > 0) std::cout << " (" << tensor_core << " on tensor cores)";
+      if (shuffling > 0) std::cout << " (" << shuffling << " with warp shuffles)";
     }
     for (const auto& [name, n] : rejected) std::cout << ", " << n << " draws rejected by " << name;
     if (build_failed) std::cout << ", " << build_failed << " FAILED to build";

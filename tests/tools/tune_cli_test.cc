@@ -275,4 +275,19 @@ TEST_F(TuneCli, CudaBuildOnlyNamesTheFirstReasonOfEachRejection) {
       << j.out;
 }
 
+// Cross-thread reductions (RMSNorm's two sketches: one reduces across
+// threads) reach the PTX as warp shuffles, and the summary counts the
+// candidates that use them.
+TEST_F(TuneCli, CudaBuildOnlyCountsWarpShuffles) {
+  auto j = RunKiln("tune --workload RMS:0 --target 'cuda -arch=sm_90' --build-only "
+                   "--trials-per-iter 4 --seed 1 --json");
+  ASSERT_EQ(j.code, 0) << j.out;
+  auto doc = nlohmann::json::parse(j.out);
+  EXPECT_EQ(doc["built"], 4) << j.out;
+  EXPECT_GT(doc["warp_shuffle_candidates"].get<int64_t>(), 0) << j.out;
+  int64_t shuffling = 0;
+  for (const auto& c : doc["candidates"]) shuffling += c["warp_shuffle_instructions"] > 0;
+  EXPECT_EQ(shuffling, doc["warp_shuffle_candidates"].get<int64_t>()) << j.out;
+}
+
 }  // namespace

@@ -359,6 +359,33 @@ TEST(GpuLowering, LoweredKernelsRunAsThreadBlocks) {
   }
 }
 
+// A kernel whose last stage binds threadIdx.y next to (not around) a
+// reduction across threadIdx.x: every threadIdx.y thread would run the
+// reduction at once, with nothing to tell their shared partials apart.
+TEST(GpuLowering, AReductionThatAnotherThreadAxisDoesNotEncloseIsAnError) {
+  Schedule sch(SoftmaxMN(4, 100));
+  std::vector<BlockRV> b = testing::Blocks(sch);
+  for (size_t r : {size_t{0}, size_t{1}, size_t{2}}) sch.SetScope(b[r], 0, "shared");
+  std::vector<LoopRV> l = sch.GetLoops(b[3]);
+  sch.Bind(l[0], "blockIdx.x");
+  std::vector<LoopRV> j = sch.Split(l[1], {int64_t{4}, int64_t{25}});
+  sch.Bind(j[0], "threadIdx.y");
+  sch.Bind(j[1], "threadIdx.x");
+  for (size_t r : {size_t{2}, size_t{1}, size_t{0}}) {
+    sch.ComputeAt(b[r], l[0]);
+    std::vector<LoopRV> inner = sch.GetLoops(b[r]);
+    sch.Bind(sch.Split(inner.back(), {std::monostate{}, int64_t{25}})[1], "threadIdx.x");
+  }
+  ASSERT_TRUE(SameAsWorkload(SoftmaxMN(4, 100), sch.func()));
+  try {
+    LowerGpu(sch.func());
+    FAIL() << "lowered a reduction that threadIdx.y does not enclose";
+  } catch (const IRError& e) {
+    EXPECT_THAT(e.what(), ::testing::HasSubstr("the kernel also binds threadIdx.y (extent 4)"));
+    EXPECT_THAT(e.what(), ::testing::HasSubstr("block 'T_softmax_maxelem'"));
+  }
+}
+
 // Drops the n-th barrier (in program order) of a lowered function.
 PrimFunc WithoutBarrier(const PrimFunc& f, int n) {
   struct Dropper : IRMutator {
