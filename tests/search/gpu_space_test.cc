@@ -2,13 +2,16 @@
 // every suite workload at config 0, NRM 2, SFM 4; docs/ARCHITECTURE.md §4),
 // and on the reduced suite every sketch computes the workload,
 // the CUDA postprocessors accept samples of it, and what they accept computes
-// the workload too and builds: lowered for sm_90, emitted as CUDA C++,
-// compiled by NVRTC and assembled by nvJitLink.
+// the workload too, before and after lowering for sm_90 (the lowered kernels
+// run as GPU thread blocks in the interpreter: ir/interpreter/thread_block.h),
+// and builds: emitted as CUDA C++, compiled by NVRTC and assembled by
+// nvJitLink.
 #include <gtest/gtest.h>
 
 #include <optional>
 
 #include "../schedule/schedule_test_util.h"
+#include "../transform/lower_test_util.h"
 #include "codegen/cuda/cuda_codegen.h"
 #include "codegen/cuda/nvrtc_compiler.h"
 #include "codegen/llvm_backend.h"
@@ -72,6 +75,9 @@ TEST_P(GpuSpaceSoundness, SamplesComputeTheWorkloadAndBuildForSm90) {
         continue;
       }
       ASSERT_TRUE(ir::testing::SameResult(original, sample->scheduled, 3, true)) << "seed " << seed;
+      EXPECT_TRUE(ir::testing::SameAsLowered(sample->scheduled,
+                                             ir::transform::Lower(sample->scheduled, ctx.target)))
+          << "seed " << seed;
       try {
         codegen::CudaModule m = codegen::BuildCudaSource(sample->scheduled, ctx.target);
         codegen::CudaBinary bin = codegen::CompileCuda(m.source, "sm_90", std::string(c.name) + ".cu");
