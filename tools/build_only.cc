@@ -25,6 +25,10 @@ int64_t CountInstructions(const std::string& ptx, std::initializer_list<std::str
     size_t end = ptx.find('\n', line);
     if (end == std::string::npos) end = ptx.size();
     size_t p = ptx.find_first_not_of(" \t", line);
+    if (p < end && ptx[p] == '@') {  // a guarded instruction ("@%p1 shfl...") counts too
+      const size_t space = ptx.find_first_of(" \t", p);
+      p = space < end ? ptx.find_first_not_of(" \t", space) : end;
+    }
     for (std::string_view prefix : prefixes) {
       if (p < end && ptx.compare(p, prefix.size(), prefix) == 0) {
         ++n;

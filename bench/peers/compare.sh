@@ -45,8 +45,9 @@ mkdir -p "$work"
 echo "compare: $trials trials, seed $seed, $cores cores, work dir $work"
 peak=0
 if [[ -x "$fma_peak" ]]; then
-  "$fma_peak" --threads "$cores" | tee "$work/fma_peak.txt"
-  peak=$("$fma_peak" --threads "$cores" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["gflops"])')
+  "$fma_peak" --threads "$cores" --json >"$work/fma_peak.json"
+  peak=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["gflops"])' "$work/fma_peak.json")
+  echo "fp32 FMA peak: $peak GFLOP/s ($cores threads, bench/fma_peak_bench.cc)"
 fi
 status=0
 for w in "${workloads[@]}"; do

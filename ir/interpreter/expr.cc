@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <memory>
 
 #include "ir/interpreter/compiler.h"
 #include "ir/interpreter/thread_block.h"
@@ -659,13 +660,16 @@ CompiledExpr Compiler::CompileWarpShuffle(const CallNode* op) {
   if (value.lanes() != 1) Error("T.tvm_warp_shuffle_down of a " + value.dtype.str() + " value");
   IntOperand offset = CompileIntOperand(op->args[1], "the offset of a warp shuffle");
   IntOperand width = CompileIntOperand(op->args[2], "the width of a warp shuffle");
+  // The site: this call's own cell (copies of one node made by unrolling
+  // are different shuffles).
   return {[value = std::move(value.fn), offset = std::move(offset), width = std::move(width),
-           op](Frame& fr, Slot* out) {
+           site = std::make_shared<char>()](Frame& fr, Slot* out) {
             Slot v;
             value(fr, &v);
             int64_t bits = 0;
             std::memcpy(&bits, &v, sizeof bits);
-            bits = fr.gpu->block->ShuffleDown(*fr.gpu, bits, offset.Eval(fr), width.Eval(fr), op);
+            bits = fr.gpu->block->ShuffleDown(*fr.gpu, bits, offset.Eval(fr), width.Eval(fr),
+                                              site.get());
             std::memcpy(out, &bits, sizeof bits);
           },
           op->dtype};

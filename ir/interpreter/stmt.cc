@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <memory>
 
 #include "ir/functor.h"
 #include "ir/interpreter/compiler.h"
@@ -245,7 +246,11 @@ StmtFn Compiler::CompileStmt(const Stmt& s) {
     case StmtKind::kEvaluate: {
       const auto* call = s.as<EvaluateNode>()->value.as<CallNode>();
       if (call != nullptr && call->op == CallOp::kStorageSync && in_gpu_block_) {
-        return [call](Frame& fr) { fr.gpu->block->Barrier(*fr.gpu, call); };
+        // The site: this statement's own cell (copies of one node made by
+        // unrolling are different barriers).
+        return [site = std::make_shared<char>()](Frame& fr) {
+          fr.gpu->block->Barrier(*fr.gpu, site.get());
+        };
       }
       CompiledExpr e = CompileExpr(s.as<EvaluateNode>()->value);
       return [fn = std::move(e.fn), scratch = std::vector<Slot>(e.lanes())](Frame& fr) mutable {
@@ -298,6 +303,7 @@ StmtFn Compiler::CompileGpuBlocks(const Stmt& s) {
   // The block's shape: each threadIdx axis has one constant extent per kernel.
   struct Dims : IRVisitor {
     std::array<int64_t, 3> dims{1, 1, 1};
+    std::array<bool, 3> seen{false, false, false};
     std::string error;
     void VisitFor(const ForNode* f) override {
       const int axis = ThreadAxis(f->thread_tag);
@@ -306,11 +312,12 @@ StmtFn Compiler::CompileGpuBlocks(const Stmt& s) {
         if (!AsConstInt(f->extent, &n) || !IsConstInt(f->min, 0) || n < 1) {
           error = "loop '" + f->loop_var.name() + "' bound to " + f->thread_tag +
                   " needs a constant positive extent starting at 0";
-        } else if (dims[axis] != 1 && dims[axis] != n) {
+        } else if (seen[axis] && dims[axis] != n) {
           error = f->thread_tag + " has extents " + std::to_string(dims[axis]) + " and " +
                   std::to_string(n) + " in one kernel";
         } else {
           dims[axis] = n;
+          seen[axis] = true;
         }
       }
       IRVisitor::VisitFor(f);

@@ -2,7 +2,6 @@
 // fixed order (ir/interpreter/thread_block.h).
 #include "ir/interpreter/thread_block.h"
 
-#include <system_error>
 #include <thread>
 
 #include "ir/interpreter.h"
@@ -64,12 +63,19 @@ void ThreadBlock::Run(const std::function<void(GpuThread&)>& body) {
     };
     try {
       workers.emplace_back(work);
-    } catch (const std::system_error& e) {
+    } catch (...) {  // std::system_error, or std::bad_alloc for the thread's state
+      std::string why = "unknown error";
+      try {
+        throw;
+      } catch (const std::exception& e) {
+        why = e.what();
+      } catch (...) {
+      }
       {
         std::lock_guard<std::mutex> lock(mu_);
         Abort(std::make_exception_ptr(InterpreterError(
             "cannot start a thread for each of the block's " + std::to_string(n) +
-            " GPU threads: " + e.what())));
+            " GPU threads: " + why)));
       }
       join_all();
       std::rethrow_exception(error_);

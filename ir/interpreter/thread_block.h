@@ -58,12 +58,13 @@ class ThreadBlock {
   void Run(const std::function<void(GpuThread&)>& body);
 
   // __syncthreads(): returns when every thread of the block waits at it.
-  // `site` tells barriers apart: threads at different ones are an error.
+  // `site` tells barriers apart (one per compiled barrier statement, so
+  // unrolled copies differ): threads at different ones are an error.
   void Barrier(GpuThread& t, const void* site);
 
   // __shfl_down_sync over the caller's segment of `width` lanes: returns the
   // value passed by the lane `offset` places further down the segment, or
-  // `value` itself past its end. `site` tells shuffle calls apart.
+  // `value` itself past its end. `site` tells compiled shuffle calls apart.
   int64_t ShuffleDown(GpuThread& t, int64_t value_bits, int64_t offset, int64_t width,
                       const void* site);
 

@@ -302,10 +302,34 @@ class Lowerer : public IRMutator {
     const Expr partial = BufferLoad(normal, {IntImm(0)});
     std::vector<Buffer> allocs = {normal};
 
-    // The per-thread partial over the serial reduce loops.
+    // The per-thread partial over the serial reduce loops, under the whole
+    // predicate; the write-back only under its conjuncts that use none of
+    // the reduce loops (an uneven split of a spatial loop leaves groups of
+    // threads whose output lies past the buffer).
     Stmt step = BufferStore(normal, combine(partial, Substitute(red.rhs, bind)), {IntImm(0)});
+    std::optional<Expr> spatial_pred;
     if (r.predicate.defined() && !IsConstInt(r.predicate, 1)) {
       step = IfThenElseStmt(Substitute(r.predicate, bind), step);
+      std::vector<Expr> conjuncts = {r.predicate};
+      for (size_t i = 0; i < conjuncts.size();) {
+        if (conjuncts[i].kind() == ExprKind::kAnd) {
+          const auto* a = conjuncts[i].as<BinaryNode>();
+          Expr lhs = a->a, rhs = a->b;
+          conjuncts[i] = lhs;
+          conjuncts.push_back(rhs);
+          continue;
+        }
+        ++i;
+      }
+      for (const Expr& e : conjuncts) {
+        const bool reduce = UsesVar(e, [&](const VarNode* v) {
+          for (const ForNode* f : nest) {
+            if (f->loop_var.get() == v) return true;
+          }
+          return false;
+        });
+        if (!reduce) spatial_pred = spatial_pred ? And(*spatial_pred, e) : e;
+      }
     }
     for (size_t i = nest.size(); i-- > 0;) {
       const ForNode* f = nest[i];
@@ -370,7 +394,9 @@ class Lowerer : public IRMutator {
                              ? total
                              : combine(Substitute(*init, bind), total))
                       : combine(BufferLoad(st->buffer, out_idx), total);
-    seq.push_back(IfThenElseStmt(EQ(tv, c(0)), BufferStore(st->buffer, value, out_idx)));
+    Expr write_back = EQ(tv, c(0));
+    if (spatial_pred) write_back = And(write_back, Substitute(*spatial_pred, bind));
+    seq.push_back(IfThenElseStmt(write_back, BufferStore(st->buffer, value, out_idx)));
     Stmt loop = For(tv, t->min, t->extent, ForKind::kThreadBinding, SeqStmt(std::move(seq)),
                     t->thread_tag, t->annotations);
     BlockNode scope;

@@ -348,6 +348,12 @@ TEST(GpuLowering, LoweredKernelsRunAsThreadBlocks) {
        true},
       {"rows on threadIdx.y, 64 threads", SoftmaxMN(8, 100), testing::SoftmaxRowsOnThreadY(64),
        true},
+      // 3 rows per block over 8 rows: the last block's third row is past the
+      // end, and its threads must not write back.
+      {"3 rows on threadIdx.y, 8 threads", SoftmaxMN(8, 100),
+       testing::SoftmaxRowsOnThreadY(8, 3), true},
+      {"3 rows on threadIdx.y, 6 threads", SoftmaxMN(8, 100),
+       testing::SoftmaxRowsOnThreadY(6, 3), false},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
@@ -466,11 +472,11 @@ TEST(GpuLowering, BarriersAndShufflesThatOnlySomeThreadsReachAreErrors) {
   };
   const PrimFunc gemm = testing::TiledGemm();
   EXPECT_THAT(error_of(gemm, UnderThreadCondition(LowerGpu(gemm), is_call(CallOp::kStorageSync), 32)),
-              ::testing::HasSubstr("barrier"));
+              ::testing::HasSubstr("wait at different barriers"));
   const PrimFunc softmax = testing::SoftmaxCrossThread(8, 2, 20);
   EXPECT_THAT(
       error_of(softmax, UnderThreadCondition(LowerGpu(softmax), is_call(CallOp::kWarpShuffleDown), 4)),
-      ::testing::HasSubstr("warp shuffle"));
+      ::testing::HasSubstr("wait at different warp shuffles"));
 }
 
 }  // namespace
