@@ -1,5 +1,6 @@
 #include "ir/op.h"
 
+#include <bit>
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -330,7 +331,8 @@ Expr Call(CallOp op, std::vector<Expr> args) {
       }
     }
     int64_t width = 0;
-    if (!AsConstInt(args[2], &width) || width < 1 || width > 32 || (width & (width - 1)) != 0) {
+    if (!AsConstInt(args[2], &width) || width < 1 || width > 32 ||
+        !std::has_single_bit(static_cast<uint64_t>(width))) {
       throw IRError("T.tvm_warp_shuffle_down's width must be a constant power of two from 1 to 32");
     }
     return Expr(MakeNode<CallNode>(vt, op, std::move(args)));

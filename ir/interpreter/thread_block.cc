@@ -2,6 +2,7 @@
 // fixed order (ir/interpreter/thread_block.h).
 #include "ir/interpreter/thread_block.h"
 
+#include <bit>
 #include <thread>
 
 #include "ir/interpreter.h"
@@ -13,8 +14,6 @@ namespace {
 
 // Thrown inside a waiting thread to unwind it once the run is aborted.
 struct Unwind {};
-
-bool IsPowerOfTwo(int64_t n) { return n > 0 && (n & (n - 1)) == 0; }
 
 }  // namespace
 
@@ -172,7 +171,7 @@ void ThreadBlock::Barrier(GpuThread& t, const void* site) {
 int64_t ThreadBlock::ShuffleDown(GpuThread& t, int64_t value_bits, int64_t offset,
                                  int64_t width, const void* site) {
   const int64_t me = t.linear;
-  if (!IsPowerOfTwo(width) || width > 32 || offset < 0) {
+  if (width < 1 || width > 32 || !std::has_single_bit(static_cast<uint64_t>(width)) || offset < 0) {
     throw InterpreterError("warp shuffle by " + Describe(me) + " with width " +
                            std::to_string(width) + " and offset " + std::to_string(offset) +
                            " (the width must be a power of two up to 32, the offset >= 0)");

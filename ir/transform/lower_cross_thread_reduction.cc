@@ -45,6 +45,7 @@
 // by all of them at once, with no index to tell them apart: that is an
 // error). Supported reducers: +, *, min, max.
 #include <algorithm>
+#include <bit>
 #include <map>
 #include <optional>
 #include <unordered_set>
@@ -121,8 +122,6 @@ std::map<std::string, int64_t> ThreadAxesOf(const Stmt& kernel) {
   c.VisitStmt(kernel);
   return c.axes;
 }
-
-bool IsPowerOfTwo(int64_t n) { return n > 0 && (n & (n - 1)) == 0; }
 
 // Types CUDA's __shfl_down_sync moves as they are.
 bool Shufflable(DataType t) {
@@ -294,7 +293,8 @@ class Lowerer : public IRMutator {
       groups *= n;
     }
     const bool shuffle = lanes_consecutive && divergent_ == 0 && Shufflable(dt) &&
-                         ((IsPowerOfTwo(extent) && extent <= 32) || extent % 32 == 0);
+                         ((std::has_single_bit(static_cast<uint64_t>(extent)) && extent <= 32) ||
+                          extent % 32 == 0);
 
     Buffer normal(b.name + "_normal", dt, {IntImm(1)}, "local");
     auto combine = [&](Expr a, Expr e) { return Binary(red.kind, std::move(a), std::move(e)); };
@@ -366,9 +366,7 @@ class Lowerer : public IRMutator {
             normal,
             IfThenElse(LT(tv, c(warps)), BufferLoad(shared, at(slot(tv))), Identity(red.kind, dt)),
             {IntImm(0)}));
-        int64_t pow2 = 1;
-        while (pow2 < warps) pow2 *= 2;
-        shuffles(pow2, &first_warp);
+        shuffles(static_cast<int64_t>(std::bit_ceil(static_cast<uint64_t>(warps))), &first_warp);
         seq.push_back(IfThenElseStmt(LT(tv, c(32)), SeqStmt(std::move(first_warp))));
       }
       total = partial;
@@ -377,8 +375,7 @@ class Lowerer : public IRMutator {
       allocs.push_back(shared);
       auto slot = [&](Expr i) { return groups == 1 ? i : Add(std::move(i), Mul(group, c(extent))); };
       seq.push_back(BufferStore(shared, partial, at(slot(tv))));
-      int64_t pow2 = 1;
-      while (pow2 < extent) pow2 *= 2;
+      const auto pow2 = static_cast<int64_t>(std::bit_ceil(static_cast<uint64_t>(extent)));
       for (int64_t s = pow2 / 2; s >= 1; s /= 2) {
         Expr cond = LT(tv, c(s));
         if (pow2 != extent) cond = And(cond, LT(Add(tv, c(s)), c(extent)));
