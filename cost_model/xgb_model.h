@@ -63,7 +63,11 @@ struct XGBModelConfig {
   int nthread = 1;
   int max_rounds = 10000;           // TVM's num_boost_round
   int early_stopping_rounds = 50;   // rounds without a better held-out error
-  int num_warmup_samples = 100;     // no training before this many samples
+  // No training before this many samples. TVM's is 100, which leaves the
+  // first 128 trials of a run at batches of 64 (or the first 112 at 16) to
+  // random picks; a model trained on 32 already picks far better than
+  // random (docs/ARCHITECTURE.md §8 has the figures).
+  int num_warmup_samples = 32;
   double retrain_growth = 0.2;      // retrain once data grew by this fraction
   // Each program's weight in the loss is max(label, min_weight). TVM's is
   // the label itself (0): slow programs and failures then carry almost no

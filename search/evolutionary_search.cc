@@ -415,10 +415,16 @@ std::vector<Candidate> EvolutionarySearch::Round(int64_t round, int k) {
 
   // ε-greedy: num_rands slots prefer random fresh samples, the rest the
   // best scores; either falls back on the other. Unlike TVM, a pick that
-  // turns out measured does not use up its slot.
-  const int num_rands = informative ? static_cast<int>(k * config_.eps_greedy) : k;
-  const int num_bests = k - num_rands;
+  // turns out measured does not use up its slot, and each slot is random
+  // with probability ε: TVM takes floor(k ε) slots, none at all in a batch
+  // of 16 with ε 0.05, so that small batches never explored.
   ir::RandomEngine rng(SlotSeed(ctx_.seed, round, kStagePick, 0));
+  int num_rands = k;
+  if (informative) {
+    num_rands = 0;
+    for (int i = 0; i < k; ++i) num_rands += rng.SampleUniform() < config_.eps_greedy ? 1 : 0;
+  }
+  const int num_bests = k - num_rands;
   const std::vector<int64_t> rands = rng.SampleWithoutReplacement(
       static_cast<int64_t>(unmeasured.size()), static_cast<int64_t>(unmeasured.size()));
   std::vector<Candidate> out;

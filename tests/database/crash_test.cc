@@ -25,14 +25,26 @@ TuningRecord Rec(int writer, int i) {
   return r;
 }
 
+void RemoveDb(const std::string& p) {
+  for (const char* s : {"", "-wal", "-shm"}) std::remove((p + s).c_str());
+}
+
 std::string Path(const std::string& tag) {
   std::string p = testing::TempDir() + "kiln_crash_" + tag + std::to_string(getpid()) + ".db";
-  for (const char* s : {"", "-wal", "-shm"}) std::remove((p + s).c_str());
+  RemoveDb(p);
   return p;
 }
 
+// Removes the database when the test ends (a forked child leaves through
+// _exit or a signal and never runs it).
+struct RemoveAtEnd {
+  std::string path;
+  ~RemoveAtEnd() { RemoveDb(path); }
+};
+
 TEST(Crash, SigkillMidStreamKeepsEveryCommittedRecord) {
   std::string path = Path("kill");
+  RemoveAtEnd cleanup{path};
   int fds[2];
   ASSERT_EQ(pipe(fds), 0);
   pid_t child = fork();
@@ -71,6 +83,7 @@ TEST(Crash, SigkillMidStreamKeepsEveryCommittedRecord) {
 
 TEST(Crash, TwoConcurrentWritersLoseNothing) {
   std::string path = Path("two");
+  RemoveAtEnd cleanup{path};
   { Database db = Database::Open(path); }
   const int kEach = 400;
   std::vector<pid_t> kids;
