@@ -66,7 +66,7 @@ struct XGBModelConfig {
   // No training before this many samples. TVM's is 100, which leaves the
   // first 128 trials of a run at batches of 64 (or the first 112 at 16) to
   // random picks; a model trained on 32 already picks far better than
-  // random (docs/ARCHITECTURE.md §8 has the figures).
+  // random (docs/ARCHITECTURE.md §7 has the figures).
   int num_warmup_samples = 32;
   double retrain_growth = 0.2;      // retrain once data grew by this fraction
   // Each program's weight in the loss is max(label, min_weight). TVM's is
