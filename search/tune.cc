@@ -43,6 +43,10 @@ void Validate(const TuneContext& ctx, const MeasureTask& task, const TuneOptions
     throw std::invalid_argument("tune: trials_per_iter must be at least 1 (got " +
                                 std::to_string(opts.trials_per_iter) + ")");
   }
+  if (opts.trials_per_iter_start < 0) {
+    throw std::invalid_argument("tune: trials_per_iter_start must be >= 0 (got " +
+                                std::to_string(opts.trials_per_iter_start) + ")");
+  }
   if (opts.fingerprint.empty()) {
     throw std::invalid_argument(
         "tune: the machine fingerprint is empty (every record must say where it was measured)");
@@ -73,6 +77,12 @@ SearchStrategyPtr MakeStrategy(const TuneContext& ctx, const TuneOptions& opts) 
 }
 
 }  // namespace
+
+int BatchSize(const TuneOptions& opts, int64_t done) {
+  const int start = opts.trials_per_iter_start;
+  if (start <= 0 || start >= opts.trials_per_iter) return opts.trials_per_iter;
+  return static_cast<int>(std::clamp<int64_t>(done / 2, start, opts.trials_per_iter));
+}
 
 TuneSummary Tune(const TuneContext& ctx, Runner& runner, database::Database& db,
                  const MeasureTask& task, const TuneOptions& opts) {
@@ -143,7 +153,7 @@ TuneSummary Tune(const TuneContext& ctx, Runner& runner, database::Database& db,
       summary.stop_reason = "stopped on request";
       break;
     }
-    const int k = static_cast<int>(std::min<int64_t>(opts.trials_per_iter, opts.trials - done));
+    const int k = static_cast<int>(std::min<int64_t>(BatchSize(opts, done), opts.trials - done));
     // Candidates whose exact trace is stored (but whose program key was not
     // recovered) are dropped here; ask again for the slots they took.
     std::vector<Candidate> batch;

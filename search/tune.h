@@ -36,6 +36,14 @@ struct TuneProgress {
 struct TuneOptions {
   int64_t trials = 64;       // target number of records for this workload and target (>= 1)
   int trials_per_iter = 16;  // candidates per measured batch (>= 1)
+  // Batches start smaller while the workload has few records: a batch holds
+  // half the records stored so far, at least trials_per_iter_start and at
+  // most trials_per_iter (0, or not below trials_per_iter: every batch is
+  // trials_per_iter). The cost model learns between batches, so a young
+  // model gets more, smaller steps: with 16 growing to 64 (batches start at
+  // records 0, 16, 32, 48, 72, 108, 162), four guided batches have started
+  // by trial 128, not one (docs/ARCHITECTURE.md §7).
+  int trials_per_iter_start = 0;
   // The search seed (it replaces ctx.seed); stored in every record's provenance.
   uint64_t seed = 0;
   std::string fingerprint;   // the measuring machine (required): stored with every record
@@ -66,6 +74,9 @@ struct TuneOptions {
   int final_remeasure_top = 3;
   int final_remeasure_repeat = 5;
 };
+
+// The size of the next batch for a workload holding `done` records.
+int BatchSize(const TuneOptions& opts, int64_t done);
 
 struct TuneSummary {
   int64_t measured_this_run = 0;  // candidates measured and committed by this call

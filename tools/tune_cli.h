@@ -25,6 +25,7 @@ struct TuneCliOptions {
   int64_t trials = 64;           // one workload: its records; several: all of theirs together
   int64_t trials_per_task = 0;   // several: a cap per task (0: --trials)
   int trials_per_iter = 0;  // 0: 64 for the evolutionary search (TVM's), 16 for replay
+  int trials_per_iter_start = -1;  // -1: 16 for the evolutionary search, 0 (off) for replay
   uint64_t seed = 1;
   int threads = 0;
   search::TimingConfig timing;
@@ -45,6 +46,14 @@ struct TuneCliOptions {
 // line does not, and marks them given (tools/config_commands.cc). Throws
 // config::ConfigError for a missing or invalid preset.
 void ApplyPresets(TuneCliOptions* o);
+
+// --trials-per-iter-start as TuneOptions::trials_per_iter_start takes it:
+// 16 for the evolutionary search unless given, 0 (off) for replay, whose
+// batches teach nothing.
+inline int TrialsPerIterStart(const TuneCliOptions& o) {
+  if (o.strategy != "evolutionary") return 0;
+  return o.trials_per_iter_start >= 0 ? o.trials_per_iter_start : 16;
+}
 
 // The cost models `--cost-model` accepts.
 extern const std::vector<std::string> kCostModels;

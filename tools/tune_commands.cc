@@ -170,6 +170,7 @@ int TuneOne(const TuneCliOptions& o) {
   opts.trials = o.trials;
   opts.trials_per_iter =
       o.trials_per_iter > 0 ? o.trials_per_iter : (o.strategy == "evolutionary" ? 64 : 16);
+  opts.trials_per_iter_start = TrialsPerIterStart(o);
   opts.seed = o.seed;
   opts.fingerprint = MachineFingerprint(target);
   opts.stop = &g_stop;
@@ -279,6 +280,11 @@ void RegisterTuneCommands(CLI::App& app, int* exit_code) {
                   "Candidates per batch (default 64 for the evolutionary search, as TVM's, 16 for "
                   "replay)")
       ->check(CLI::Range(1, 100000));
+  cmd->add_option("--trials-per-iter-start", o->trials_per_iter_start,
+                  "First batches' size: a batch holds half the records so far, from this up to "
+                  "--trials-per-iter, so a young cost model learns in smaller steps (default 16 for "
+                  "the evolutionary search; 0: every batch is --trials-per-iter)")
+      ->check(CLI::Range(0, 100000));
   cmd->add_option("--seed", o->seed, "Search seed (same seed, same candidates)")->capture_default_str();
   cmd->add_option("--threads", o->threads, "Sampling and build threads (0: every core)")
       ->check(CLI::Range(0, 4096))

@@ -139,6 +139,7 @@ int TuneMany(const TuneCliOptions& cli) {
   search::TuneTasksOptions opts;
   opts.base.trials_per_iter =
       o.trials_per_iter > 0 ? o.trials_per_iter : (o.strategy == "evolutionary" ? 64 : 16);
+  opts.base.trials_per_iter_start = TrialsPerIterStart(o);
   opts.base.seed = o.seed;
   opts.base.fingerprint = MachineFingerprint(target);
   if (o.no_final_remeasure) opts.base.final_remeasure_top = 0;

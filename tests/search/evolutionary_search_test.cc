@@ -131,6 +131,34 @@ TEST(EvolutionarySearch, SameSeedSameCandidatesAtOneAndTwoThreads) {
   EXPECT_EQ(seqs[0], seqs[1]);
 }
 
+// With trials_per_iter_start, a batch holds half the records so far, from
+// the start size up to trials_per_iter: the model learns in small steps
+// while it is young.
+TEST(EvolutionarySearch, BatchesGrowFromTheStartSizeWithTheRecords) {
+  EvoSetup s = Make(2);
+  database::Database db = database::Database::InMemory();
+  HashRunner runner;
+  cost_model::RandomModel model(1);
+  TuneOptions o = Options(64, 32, &model);
+  o.trials_per_iter_start = 8;
+  o.final_remeasure_top = 0;  // which reports progress once more
+  std::vector<int64_t> done;
+  o.on_progress = [&](const TuneProgress& p) { done.push_back(p.trials_done); };
+  TuneSummary sum = Tune(s.ctx, runner, db, s.task, o);
+  EXPECT_EQ(sum.measured_this_run, 64) << sum.stop_reason;
+  // 8, 8, 8, then 24/2, 36/2, 54/2 capped by the 10 trials left.
+  EXPECT_EQ(done, (std::vector<int64_t>{0, 8, 16, 24, 36, 54, 64}));
+
+  EXPECT_EQ(BatchSize(o, 0), 8);
+  EXPECT_EQ(BatchSize(o, 1000), 32);
+  o.trials_per_iter_start = 0;  // off
+  EXPECT_EQ(BatchSize(o, 0), 32);
+  o.trials_per_iter_start = 40;  // not below trials_per_iter: off
+  EXPECT_EQ(BatchSize(o, 0), 32);
+  o.trials_per_iter_start = -1;
+  EXPECT_THROW(Tune(s.ctx, runner, db, s.task, o), std::invalid_argument);
+}
+
 TEST(EvolutionarySearch, ResumedRunLearnsFromTheDatabaseFirstAndNeverRepeats) {
   EvoSetup s = Make(2);
   database::Database db = database::Database::InMemory();

@@ -195,6 +195,14 @@ TEST_F(TuneCli, EvolutionaryStrategyTunesAndTopsUp) {
   auto [n, dup] = Count();
   EXPECT_EQ(n, 12);
   EXPECT_FALSE(dup);
+  // Batches grow from --trials-per-iter-start with the records: 12 held, so
+  // the next batch is 6; then 9 (18 held), capped by the 2 trials left.
+  auto ramp = RunKiln("tune --workload " + workload_.path() + " --trials 20 --trials-per-iter 16 " +
+                      "--trials-per-iter-start 2 --db " + db_ + " --strategy evolutionary " +
+                      "--cost-model random -v" + kFast);
+  ASSERT_EQ(ramp.code, 0) << ramp.out;
+  EXPECT_NE(ramp.out.find("batch 0: 6 measured"), std::string::npos) << ramp.out;
+  EXPECT_NE(ramp.out.find("batch 1: 2 measured"), std::string::npos) << ramp.out;
 }
 
 TEST_F(TuneCli, BadFlagsFailClearly) {
@@ -205,6 +213,9 @@ TEST_F(TuneCli, BadFlagsFailClearly) {
   EXPECT_NE(model.code, 0);
   EXPECT_NE(model.out.find("oracle"), std::string::npos) << model.out;
   EXPECT_NE(RunKiln("tune --workload GMM:0 --trials 0 --db " + db_).code, 0);
+  auto start = RunKiln("tune --workload GMM:0 --trials 4 --trials-per-iter-start -2 --db " + db_);
+  EXPECT_NE(start.code, 0);
+  EXPECT_NE(start.out.find("--trials-per-iter-start"), std::string::npos) << start.out;
   auto bad = RunKiln("tune --workload NOPE --trials 4 --db " + db_);
   EXPECT_EQ(bad.code, 1) << bad.out;
   // A cuda target without a GPU: tests/tools/gpu_cli_test.cc.
