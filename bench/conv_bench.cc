@@ -15,8 +15,8 @@
 // timed alone.
 //
 // Both outputs are first checked against a naive convolution computed in
-// double; then both are timed: median of --reps runs after one warm-up each,
-// in alternating blocks (bench/peer_timing.h says why).
+// double; then both are timed: median of --reps runs, in alternating blocks
+// after a warm-up each (bench/peer_timing.h says why).
 #include <cmath>
 #include <cstdint>
 #include <cstdio>

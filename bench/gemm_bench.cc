@@ -19,7 +19,7 @@
 //
 // The kernel is first checked against sampled elements computed in double,
 // then OpenBLAS's and oneDNN's results against the kernel's; then all are
-// timed: median of --reps runs after one warm-up each, in alternating blocks
+// timed: median of --reps runs, in alternating blocks after a warm-up each
 // (bench/peer_timing.h says why). On a host without AVX-512, oneDNN 2.6's
 // matmul has no brgemm kernel and keeps B as given (it prints its choice).
 #include <algorithm>

@@ -7,6 +7,15 @@
 // pause: the peers' worker threads (OpenBLAS's pthreads, oneDNN's OpenMP
 // team) keep spinning for a while after a call returns and would take a core
 // from whoever runs next (Kiln's times came out bimodal without the pause).
+//
+// After the pause, each contender runs untimed for `warmup` before its block
+// is timed, as the tuning runner's timed repeats do (rpc/runner_main/
+// runner_main.cc: calls back to back for at least min_repeat_ms). Without it,
+// Kiln's 2-thread kernels ran at 1-thread speed for the first 40-60 ms after
+// each pause: measured on C2D:0, 1.5 ms per call, then 0.8 ms once warm, while
+// 1 thread gave 1.45 ms throughout. The OS had put the woken pool worker on
+// the caller's core. oneDNN's OpenMP threads spin between calls and kept
+// their cores (with OMP_WAIT_POLICY=PASSIVE they slowed down the same way).
 #pragma once
 
 #include <algorithm>
@@ -32,14 +41,17 @@ inline double MedianOf(std::vector<double> v) {
 }
 
 // `reps` timed runs of each contender, in blocks of max(1, reps / 4), in the
-// order given, each block after `pause`.
+// order given, each block after `pause` and `warmup`.
 inline void TimeInAlternatingBlocks(std::vector<Contender>& contenders, int reps,
-                                    std::chrono::milliseconds pause = std::chrono::milliseconds(300)) {
+                                    std::chrono::milliseconds pause = std::chrono::milliseconds(300),
+                                    std::chrono::milliseconds warmup = std::chrono::milliseconds(200)) {
   const int block = std::max(1, reps / 4);
   for (int done = 0; done < reps; done += block) {
     const int n = std::min(block, reps - done);
     for (Contender& c : contenders) {
       std::this_thread::sleep_for(pause);
+      const auto warm_until = std::chrono::steady_clock::now() + warmup;
+      while (std::chrono::steady_clock::now() < warm_until) c.run();
       for (int r = 0; r < n; ++r) {
         const auto t0 = std::chrono::steady_clock::now();
         c.run();
