@@ -13,9 +13,10 @@
 // runner_main.cc: calls back to back for at least min_repeat_ms). Without it,
 // Kiln's 2-thread kernels ran at 1-thread speed for the first 40-60 ms after
 // each pause: measured on C2D:0, 1.5 ms per call, then 0.8 ms once warm, while
-// 1 thread gave 1.45 ms throughout. The OS had put the woken pool worker on
-// the caller's core. oneDNN's OpenMP threads spin between calls and kept
-// their cores (with OMP_WAIT_POLICY=PASSIVE they slowed down the same way).
+// 1 thread gave 1.45 ms throughout: the woken pool worker evidently shared
+// the caller's core until the scheduler moved it. oneDNN's OpenMP threads
+// spin between calls and kept their cores (with OMP_WAIT_POLICY=PASSIVE they
+// slowed down the same way).
 #pragma once
 
 #include <algorithm>
