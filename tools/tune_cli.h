@@ -47,6 +47,13 @@ struct TuneCliOptions {
 // config::ConfigError for a missing or invalid preset.
 void ApplyPresets(TuneCliOptions* o);
 
+// --trials-per-iter as TuneOptions::trials_per_iter takes it: 64 for the
+// evolutionary search unless given (TVM's), 16 for replay.
+inline int TrialsPerIter(const TuneCliOptions& o) {
+  if (o.trials_per_iter > 0) return o.trials_per_iter;
+  return o.strategy == "evolutionary" ? 64 : 16;
+}
+
 // --trials-per-iter-start as TuneOptions::trials_per_iter_start takes it:
 // 16 for the evolutionary search unless given, 0 (off) for replay, whose
 // batches teach nothing.

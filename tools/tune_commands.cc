@@ -168,8 +168,7 @@ int TuneOne(const TuneCliOptions& o) {
   spdlog::set_level(o.verbose ? spdlog::level::info : spdlog::level::warn);
   search::TuneOptions opts;
   opts.trials = o.trials;
-  opts.trials_per_iter =
-      o.trials_per_iter > 0 ? o.trials_per_iter : (o.strategy == "evolutionary" ? 64 : 16);
+  opts.trials_per_iter = TrialsPerIter(o);
   opts.trials_per_iter_start = TrialsPerIterStart(o);
   opts.seed = o.seed;
   opts.fingerprint = MachineFingerprint(target);

@@ -137,8 +137,7 @@ int TuneMany(const TuneCliOptions& cli) {
   spdlog::set_level(o.verbose ? spdlog::level::info : spdlog::level::warn);
 
   search::TuneTasksOptions opts;
-  opts.base.trials_per_iter =
-      o.trials_per_iter > 0 ? o.trials_per_iter : (o.strategy == "evolutionary" ? 64 : 16);
+  opts.base.trials_per_iter = TrialsPerIter(o);
   opts.base.trials_per_iter_start = TrialsPerIterStart(o);
   opts.base.seed = o.seed;
   opts.base.fingerprint = MachineFingerprint(target);
