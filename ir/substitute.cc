@@ -23,6 +23,17 @@ class Substituter : public IRMutator {
   const VarMap& map_;
 };
 
+// Substituter that leaves the inside of a non-opaque block alone.
+class LoopVarSubstituter : public Substituter {
+ public:
+  using Substituter::Substituter;
+
+ protected:
+  Block VisitBlock(const Block& b) override {
+    return b->iter_vars.empty() ? Substituter::VisitBlock(b) : b;
+  }
+};
+
 class VarFinder : public IRVisitor {
  public:
   explicit VarFinder(const std::function<bool(const VarNode*)>& pred) : pred_(pred) {}
@@ -65,6 +76,12 @@ Expr Substitute(const Expr& e, const VarMap& map) {
 Stmt Substitute(const Stmt& st, const VarMap& map) {
   if (map.empty()) return st;
   Substituter s(map);
+  return s.VisitStmt(st);
+}
+
+Stmt SubstituteLoopVars(const Stmt& st, const VarMap& map) {
+  if (map.empty()) return st;
+  LoopVarSubstituter s(map);
   return s.VisitStmt(st);
 }
 

@@ -18,6 +18,12 @@ using VarMap = std::unordered_map<const VarNode*, Expr>;
 // type.
 Expr Substitute(const Expr& e, const VarMap& map);
 Stmt Substitute(const Stmt& s, const VarMap& map);
+// The same for a map of loop variables only: the body, init, regions and
+// buffers of a block with iter vars are not entered, since no loop
+// variable from outside can appear there (a block sees only its own iter
+// vars; ir/verify/verifier.cc reports any other use). Its bindings and
+// predicate, and the whole of an opaque block, are substituted.
+Stmt SubstituteLoopVars(const Stmt& s, const VarMap& map);
 
 // True if `e` (or `s`) reads any variable for which `pred` holds.
 bool UsesVar(const Expr& e, const std::function<bool(const VarNode*)>& pred);

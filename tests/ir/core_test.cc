@@ -2,7 +2,9 @@
 #include <gtest/gtest.h>
 
 #include "ir/ir.h"
+#include "ir/structural_equal.h"
 #include "ir/substitute.h"
+#include "ir/text/parser.h"
 
 namespace kiln::ir {
 namespace {
@@ -207,6 +209,48 @@ TEST(Substitute, ReplacesUsesAndCastsToTheVariableType) {
   auto vars = FreeVars(i * j + i);
   ASSERT_EQ(vars.size(), 2u);
   EXPECT_EQ(vars[0], i.get());
+}
+
+TEST(Substitute, LoopVarsSkipTheInsideOfBlocksWithIterVars) {
+  PrimFunc f = ParseFunc(R"(# from tvm.script import tir as T
+
+@T.prim_func
+def main(A: T.Buffer((8,), "float32"), B: T.Buffer((8,), "float32"), C: T.Buffer((8,), "float32")):
+    for i in range(8):
+        with T.block("B"):
+            v = T.axis.spatial(8, i)
+            T.where(i < 8)
+            T.reads(A[v])
+            T.writes(B[v])
+            B[v] = A[v]
+        with T.block("C"):
+            T.reads(B[i])
+            T.writes(C[i])
+            C[i] = B[i]
+)");
+  const auto* root = f.body.as<BlockRealizeNode>();
+  ASSERT_NE(root, nullptr);
+  const auto* loop = root->block->body.as<ForNode>();
+  ASSERT_NE(loop, nullptr);
+  Var j("j");
+  VarMap map{{loop->loop_var.get(), j * 2}};
+  Stmt got = SubstituteLoopVars(loop->body, map);
+  // The same result as substituting everywhere...
+  EXPECT_TRUE(StructuralEqual(got, Substitute(loop->body, map)));
+  EXPECT_FALSE(UsesVar(got, [&](const VarNode* v) { return v == loop->loop_var.get(); }));
+  // ...with block B's binding and predicate rewritten but its block (body,
+  // regions) not walked, while the opaque block C is rewritten inside.
+  const auto* seq = got.as<SeqStmtNode>();
+  ASSERT_NE(seq, nullptr);
+  const auto* old_seq = loop->body.as<SeqStmtNode>();
+  const auto* b = seq->seq[0].as<BlockRealizeNode>();
+  const auto* old_b = old_seq->seq[0].as<BlockRealizeNode>();
+  EXPECT_FALSE(b->iter_values[0].same_as(old_b->iter_values[0]));
+  EXPECT_FALSE(b->predicate.same_as(old_b->predicate));
+  EXPECT_TRUE(b->block.same_as(old_b->block));
+  EXPECT_FALSE(seq->seq[1].as<BlockRealizeNode>()->block.same_as(
+      old_seq->seq[1].as<BlockRealizeNode>()->block));
+  EXPECT_TRUE(SubstituteLoopVars(loop->body, {}).same_as(loop->body));
 }
 
 }  // namespace

@@ -106,7 +106,7 @@ LoopRV Schedule::Fuse(const std::vector<LoopRV>& loop_rvs, bool preserve_unit_it
   }
   extent = an.Simplify(extent);
 
-  Stmt body = Substitute(loops.back()->body, substitution);
+  Stmt body = SubstituteLoopVars(loops.back()->body, substitution);
   body = For(fused, IntImm(0, dtype), extent, ForKind::kSerial, body);
   // One loop, with unit iterators preserved, is only renamed: the bindings
   // under it are what they were, with the new name. Simplifying the whole

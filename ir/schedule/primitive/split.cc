@@ -155,7 +155,7 @@ std::vector<LoopRV> Schedule::Split(LoopRV loop_rv, const std::vector<Factor>& f
   }
   if (!substitute.defined()) substitute = IntImm(0, dtype);
 
-  Stmt body = Substitute(loop.body, VarMap{{loop.loop_var.get(), substitute}});
+  Stmt body = SubstituteLoopVars(loop.body, VarMap{{loop.loop_var.get(), substitute}});
   Expr predicate = LT(substitute, extent);
   if (!disable_predication && !an.CanProve(predicate)) {
     if (UnguardableWork(loop.body) != nullptr) {
