@@ -89,3 +89,28 @@ target_include_directories(kiln_cuda INTERFACE ${CUDAToolkit_INCLUDE_DIRS})
 
 message(STATUS "Kiln: LLVM ${LLVM_PACKAGE_VERSION}, CUDA ${CUDAToolkit_VERSION}, "
                "gRPC ${gRPC_VERSION}, protobuf ${Protobuf_VERSION}")
+
+# jemalloc, for Kiln's programs only (the CLI, the benches, the tests), never
+# for a library: a program that loads the C API (kiln_db) keeps its own
+# allocator. The search builds and drops millions of small IR objects,
+# vectors and maps a round; with jemalloc its overhead per trial is about a
+# seventh lower than with glibc's malloc (search_overhead_bench,
+# docs/ARCHITECTURE.md section 7). Optional: without libjemalloc-dev, or in
+# a sanitizer tree (whose own allocator must stay), the C library's malloc.
+option(KILN_JEMALLOC "Link Kiln's programs with jemalloc where it is installed" ON)
+add_library(kiln_allocator INTERFACE)
+if(KILN_JEMALLOC AND NOT KILN_SANITIZE)
+  find_library(KILN_JEMALLOC_LIBRARY NAMES jemalloc)
+  if(KILN_JEMALLOC_LIBRARY)
+    # --no-as-needed: the programs call malloc only through libstdc++, so a
+    # linker that drops unreferenced libraries would drop this one.
+    target_link_libraries(kiln_allocator INTERFACE
+                          "-Wl,--push-state,--no-as-needed" ${KILN_JEMALLOC_LIBRARY}
+                          "-Wl,--pop-state")
+    message(STATUS "allocator: jemalloc (${KILN_JEMALLOC_LIBRARY})")
+  else()
+    message(STATUS "allocator: the C library's malloc (apt-get install libjemalloc-dev for "
+                   "a faster search)")
+  endif()
+endif()
+

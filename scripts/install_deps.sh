@@ -11,6 +11,7 @@ PACKAGES=(
   libgtest-dev libgmock-dev
   llvm-16-dev libzstd-dev
   libcli11-dev libspdlog-dev libfmt-dev nlohmann-json3-dev libxxhash-dev
+  libjemalloc-dev  # the allocator of Kiln's programs (cmake/Dependencies.cmake)
   libopenblas-dev libdnnl-dev libbenchmark-dev  # OpenBLAS and oneDNN: bench peers only (bench/CMakeLists.txt)
   chromium  # headless, for the browser test of `kiln report` (tests/tools/report_cli_test.cc)
   libssl-dev libcpp-httplib-dev openssl
