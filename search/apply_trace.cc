@@ -31,7 +31,7 @@ std::optional<Candidate> ApplyTraceWithPostprocs(const TuneContext& ctx, const i
   }
   Candidate c;
   c.scheduled = sch.func();
-  c.trace = sch.trace();
+  c.trace = std::move(sch).TakeTrace();
   c.key = ir::StructuralHash(c.scheduled);
   return c;
 }

@@ -43,6 +43,9 @@ class Schedule {
 
   const PrimFunc& func() const { return func_; }
   const Trace& trace() const { return trace_; }
+  // The trace, moved out of a schedule that is done (saves copying every
+  // instruction of a replayed candidate).
+  Trace TakeTrace() && { return std::move(trace_); }
   RandomEngine& rng() { return rng_; }
   void Seed(int64_t seed) { rng_.Seed(seed); }
   int64_t ForkSeed() { return rng_.ForkSeed(); }
