@@ -32,6 +32,12 @@ class LoopBinder : public IRVisitor {
   arith::Analyzer* an_;
 };
 
+// Loops relaxed to their whole ranges: those inside a scope.
+struct Relaxed {
+  arith::IntSetMap dom;
+  std::unordered_set<const VarNode*> inner;
+};
+
 // The accesses to a set of buffers under one scope, with the loops inside
 // the scope as relaxed domains.
 class AccessCollector : public IRVisitor {
@@ -40,13 +46,13 @@ class AccessCollector : public IRVisitor {
       : buffers_(buffers), an_(an) {}
 
   std::unordered_map<const BufferNode*, std::vector<std::vector<Expr>>> accesses;
-  arith::IntSetMap dom;
-  std::unordered_set<const VarNode*> inner;
+  Relaxed relaxed;
 
  protected:
   void VisitFor(const ForNode* op) override {
-    dom[op->loop_var.get()] = arith::IntervalSet::FromRange(Range{op->min, op->extent}, an_);
-    inner.insert(op->loop_var.get());
+    relaxed.dom[op->loop_var.get()] =
+        arith::IntervalSet::FromRange(Range{op->min, op->extent}, an_);
+    relaxed.inner.insert(op->loop_var.get());
     IRVisitor::VisitFor(op);
   }
   void VisitBufferLoad(const BufferLoadNode* op) override {
@@ -124,6 +130,10 @@ class Compactor : public IRMutator {
   explicit Compactor(arith::Analyzer* an) : an_(an) {}
 
  protected:
+  // Only blocks change here (an expression holds no block): the walk need
+  // not enter indices and values, which are most of the function.
+  Expr VisitExpr(const Expr& e) override { return e; }
+
   // Shared memory allocated under threadIdx or vthread loops (GPU) is one
   // per thread block: it holds what every thread of the block touches, so
   // those enclosing loops are relaxed too (TVM's NeedRelaxThread).
@@ -158,18 +168,23 @@ class Compactor : public IRMutator {
       std::vector<Expr> shape = buf.shape(), offset(buf.ndim(), IntImm(0));
       bool changed = false;
       auto it = acc.accesses.find(buf.get());
-      AccessCollector block_wide = acc;
-      if (buf.scope() == "shared" || buf.scope() == "shared.dyn") {
+      // Copied only to add the thread loops (copying the whole collector
+      // for every buffer cost more than the rest of this pass).
+      const Relaxed* relaxed = &acc.relaxed;
+      Relaxed block_wide;
+      if ((buf.scope() == "shared" || buf.scope() == "shared.dyn") && !thread_loops_.empty()) {
+        block_wide = acc.relaxed;
         for (const ForNode* f : thread_loops_) {
           block_wide.dom[f->loop_var.get()] =
               arith::IntervalSet::FromRange(Range{f->min, f->extent}, an_);
           block_wide.inner.insert(f->loop_var.get());
         }
+        relaxed = &block_wide;
       }
       if (it != acc.accesses.end()) {
         for (size_t d = 0; d < buf.ndim(); ++d) {
           Expr lo, extent;
-          if (DimRegion(it->second, d, block_wide, &lo, &extent) &&
+          if (DimRegion(it->second, d, *relaxed, &lo, &extent) &&
               Smaller(extent, buf.shape()[d])) {
             shape[d] = extent;
             offset[d] = lo;
@@ -194,7 +209,7 @@ class Compactor : public IRMutator {
   // The accessed interval of dimension d, as (min, constant extent), when
   // its ends do not depend on loops inside the scope.
   bool DimRegion(const std::vector<std::vector<Expr>>& accesses, size_t d,
-                 const AccessCollector& acc, Expr* lo, Expr* extent) {
+                 const Relaxed& acc, Expr* lo, Expr* extent) {
     std::vector<arith::IntervalSet> sets;
     for (const auto& idx : accesses) {
       if (d >= idx.size()) return false;
@@ -224,7 +239,7 @@ class Compactor : public IRMutator {
     *extent = IntImm(c, u.min.dtype());
     return true;
   }
-  static bool Inner(const Expr& e, const AccessCollector& acc) {
+  static bool Inner(const Expr& e, const Relaxed& acc) {
     return UsesVar(e, [&](const VarNode* v) { return acc.inner.count(v) > 0; });
   }
   bool Smaller(const Expr& extent, const Expr& shape) {
