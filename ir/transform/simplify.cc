@@ -17,12 +17,22 @@ bool IsNoOp(const Stmt& s) {
 
 class Simplifier : public IRMutator {
  public:
+  // A scalar integer expression is simplified once, at its top: the
+  // Analyzer simplifies the operands of arithmetic, comparisons and logic
+  // itself (ir/arith/simplifier.cc), so simplifying each of them first, as
+  // the walk goes up, did the same work again at every level. Below any
+  // other node (a load, a call, a cast, a select) the walk starts afresh:
+  // integer expressions there are simplified at their own tops.
   Expr VisitExpr(const Expr& e) override {
     if (!e.defined()) return e;
+    DataType t = e.dtype();
+    const bool integer = t.lanes() == 1 && (t.is_int() || t.is_uint() || t.is_bool());
+    const bool top = integer && !under_arith_;
+    const bool saved = under_arith_;
+    under_arith_ = integer && (e.as<BinaryNode>() != nullptr || e.as<NotNode>() != nullptr);
     Expr out = IRMutator::VisitExpr(e);
-    DataType t = out.dtype();
-    if (t.lanes() == 1 && (t.is_int() || t.is_uint() || t.is_bool())) return an_.Simplify(out);
-    return out;
+    under_arith_ = saved;
+    return top ? an_.Simplify(out) : out;
   }
 
  protected:
@@ -75,6 +85,7 @@ class Simplifier : public IRMutator {
 
  private:
   arith::Analyzer an_;
+  bool under_arith_ = false;  // the parent is integer arithmetic, simplified as a whole
 };
 
 }  // namespace

@@ -299,6 +299,29 @@ def main(A: T.Buffer((60,), "float32"), S: T.Buffer((10,), "float32")):
 )");
 }
 
+// An integer expression is simplified as a whole, but the indices of an
+// integer load inside it are simplified too (the analyzer treats the load
+// as an atom), as are those of a load under a cast.
+TEST(Passes, SimplifyFoldsIndicesOfIntegerLoadsInsideArithmetic) {
+  ExpectGolden(transform::Simplify, R"(# from tvm.script import tir as T
+
+@T.prim_func
+def main(I: T.Buffer((32,), "int32"), A: T.Buffer((32,), "float32"), C: T.Buffer((32,), "int32")):
+    T.func_attr({"tir.noalias": T.bool(True)})
+    # with T.block("root"):
+    for i, j in T.grid(4, 8):
+        C[i * 8 + j] = I[(i - i) * 8 + j] * 2 + (i - i) + T.Cast("int32", A[i * 8 + j + 0])
+)", R"(# from tvm.script import tir as T
+
+@T.prim_func
+def main(I: T.Buffer((32,), "int32"), A: T.Buffer((32,), "float32"), C: T.Buffer((32,), "int32")):
+    T.func_attr({"tir.noalias": T.bool(True)})
+    # with T.block("root"):
+    for i, j in T.grid(4, 8):
+        C[i * 8 + j] = T.Cast("int32", A[i * 8 + j]) + I[j] * 2
+)");
+}
+
 TEST(Passes, UnrollLoopsExplicitAndAuto) {
   ExpectGolden(transform::UnrollLoops, R"(# from tvm.script import tir as T
 
