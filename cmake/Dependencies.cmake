@@ -96,10 +96,11 @@ message(STATUS "Kiln: LLVM ${LLVM_PACKAGE_VERSION}, CUDA ${CUDAToolkit_VERSION},
 # vectors and maps a round; with jemalloc its overhead per trial is about a
 # seventh lower than with glibc's malloc (search_overhead_bench,
 # docs/ARCHITECTURE.md section 7). Optional: without libjemalloc-dev, or in
-# a sanitizer tree (whose own allocator must stay), the C library's malloc.
+# a sanitizer or fuzzing tree (whose own allocator must stay), the C
+# library's malloc.
 option(KILN_JEMALLOC "Link Kiln's programs with jemalloc where it is installed" ON)
 add_library(kiln_allocator INTERFACE)
-if(KILN_JEMALLOC AND NOT KILN_SANITIZE)
+if(KILN_JEMALLOC AND NOT KILN_SANITIZE AND NOT KILN_FUZZ)
   find_library(KILN_JEMALLOC_LIBRARY NAMES jemalloc)
   if(KILN_JEMALLOC_LIBRARY)
     # --no-as-needed: the programs call malloc only through libstdc++, so a
