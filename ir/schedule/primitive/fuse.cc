@@ -108,14 +108,7 @@ LoopRV Schedule::Fuse(const std::vector<LoopRV>& loop_rvs, bool preserve_unit_it
 
   Stmt body = SubstituteLoopVars(loops.back()->body, substitution);
   body = For(fused, IntImm(0, dtype), extent, ForKind::kSerial, body);
-  // One loop, with unit iterators preserved, is only renamed: the bindings
-  // under it are what they were, with the new name. Simplifying the whole
-  // nest under it again would change nothing, and it was the costliest step
-  // of the CPU postprocessor, which fuses single loops to parallelize or
-  // vectorize them (search/postproc/rewrite_parallel_vectorize_unroll.cc).
-  // Without preserve_unit_iters the pass also folds unit loops under it.
-  const bool rename_only = loops.size() == 1 && preserve_unit_iters;
-  if (!rename_only) body = SimplifyBlockBindings(body, LoopDomainOf(paths[0]), preserve_unit_iters);
+  body = SimplifyBlockBindings(body, LoopDomainOf(paths[0]), preserve_unit_iters);
   SetBody(ReplaceAlongPath(paths[0], body));
 
   LoopRV out = NewLoopRV(fused);
