@@ -355,11 +355,24 @@ void XGBModel::UpdateFeatures(const std::vector<FeatureSample>& samples) {
     }
   }
   data_.insert(data_.end(), samples.begin(), samples.end());
+  for (const FeatureSample& s : samples) ++per_workload_[s.workload_key];
   const int64_t n = data_size();
   if (n < config_.num_warmup_samples) return;
-  const bool grown = static_cast<double>(n - last_train_size_) >=
-                     config_.retrain_growth * static_cast<double>(last_train_size_);
-  if (!trained() || (grown && n > last_train_size_)) Train();
+  auto grew = [&](int64_t now, int64_t then) {
+    return now > then && static_cast<double>(now - then) >=
+                             config_.retrain_growth * static_cast<double>(then);
+  };
+  bool grown = grew(n, last_train_size_);
+  // And per workload, where this model's own training saw the counts (a
+  // loaded model knows only its training size).
+  if (!per_workload_at_train_.empty()) {
+    for (const FeatureSample& s : samples) {
+      auto at_train = per_workload_at_train_.find(s.workload_key);
+      grown = grown || grew(per_workload_[s.workload_key],
+                            at_train == per_workload_at_train_.end() ? 0 : at_train->second);
+    }
+  }
+  if (!trained() || grown) Train();
 }
 
 TrainingReport XGBModel::Train() {
@@ -418,6 +431,7 @@ TrainingReport XGBModel::Train() {
   report.validation_rmse = rmse;
   last_report_ = report;
   last_train_size_ = data_size();
+  per_workload_at_train_ = per_workload_;
   return report;
 }
 

@@ -27,12 +27,17 @@
 //    predictions are identical at any `nthread`, which only parallelizes
 //    feature extraction and prediction (independent per row);
 //  - retraining happens only when the data grew by retrain_growth (20%)
-//    since the last training, as TVM's adaptive training;
+//    since the last training, as TVM's adaptive training, counted per
+//    workload as well as in all: a model that starts from a large database
+//    of other workloads (tools/tune_commands.cc trains it on every record of
+//    the target) still retrains as the workload being tuned gains records,
+//    where a growth of all the data would wait for hundreds of them;
 //  - until trained, predictions are a deterministic hash of the features
 //    (TVM draws uniform random numbers).
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -153,6 +158,9 @@ class XGBModel final : public CostModel {
   std::vector<FeatureSample> data_;
   std::unique_ptr<Booster> booster_;
   int64_t last_train_size_ = 0;
+  // Programs held per workload key, now and at the last training.
+  std::map<std::string, int64_t> per_workload_;
+  std::map<std::string, int64_t> per_workload_at_train_;
   TrainingReport last_report_;
 };
 

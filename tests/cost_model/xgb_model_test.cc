@@ -54,6 +54,16 @@ std::vector<FeatureSample> MakeSamples(std::mt19937_64& rng, int n) {
   return out;
 }
 
+// Samples of one workload only.
+std::vector<FeatureSample> MakeSamplesOf(std::mt19937_64& rng, int n, const std::string& key) {
+  std::vector<FeatureSample> out;
+  for (int i = 0; i < n; ++i) {
+    Synthetic s = MakeProgram(rng);
+    out.push_back({s.rows, key, 1.0 / s.speed});
+  }
+  return out;
+}
+
 XGBModelConfig FastConfig() {
   XGBModelConfig c;
   c.num_warmup_samples = 10;
@@ -141,22 +151,45 @@ TEST(XGBModel, RetrainsOnlyAfterTwentyPercentGrowth) {
   EXPECT_EQ(c.num_warmup_samples, 32);  // TVM's is 100 (docs/ARCHITECTURE.md §7)
   c.num_warmup_samples = 100;
   XGBModel m(c);
-  m.UpdateFeatures(MakeSamples(rng, 99));
+  m.UpdateFeatures(MakeSamplesOf(rng, 99, "w"));
   EXPECT_FALSE(m.trained());
   EXPECT_FALSE(m.informative());  // the search does not evolve on its noise
   EXPECT_EQ(m.last_train_size(), 0);
-  m.UpdateFeatures(MakeSamples(rng, 1));
+  m.UpdateFeatures(MakeSamplesOf(rng, 1, "w"));
   ASSERT_TRUE(m.trained());
   EXPECT_TRUE(m.informative());
   EXPECT_EQ(m.last_train_size(), 100);
-  m.UpdateFeatures(MakeSamples(rng, 19));  // 119 < 100 * 1.2
+  m.UpdateFeatures(MakeSamplesOf(rng, 19, "w"));  // 119 < 100 * 1.2
   EXPECT_EQ(m.last_train_size(), 100);
-  m.UpdateFeatures(MakeSamples(rng, 1));  // 120
+  m.UpdateFeatures(MakeSamplesOf(rng, 1, "w"));  // 120
   EXPECT_EQ(m.last_train_size(), 120);
-  m.UpdateFeatures(MakeSamples(rng, 23));  // 143 < 144
+  m.UpdateFeatures(MakeSamplesOf(rng, 23, "w"));  // 143 < 144
   EXPECT_EQ(m.last_train_size(), 120);
-  m.UpdateFeatures(MakeSamples(rng, 1));
+  m.UpdateFeatures(MakeSamplesOf(rng, 1, "w"));
   EXPECT_EQ(m.last_train_size(), 144);
+}
+
+// A model that starts from many records of other workloads (kiln tune trains
+// it on the whole database) retrains as the workload being tuned gains
+// records: growth is counted per workload too, or its first hundreds of
+// measurements would never reach the model.
+TEST(XGBModel, RetrainsWhenOneWorkloadGrowsByTwentyPercent) {
+  std::mt19937_64 rng(14);
+  XGBModel m(FastConfig());
+  m.UpdateFeatures(MakeSamplesOf(rng, 500, "others"));
+  ASSERT_EQ(m.last_train_size(), 500);
+  m.UpdateFeatures(MakeSamplesOf(rng, 4, "tuned"));  // a new workload: 4 > 0
+  EXPECT_EQ(m.last_train_size(), 504);
+  m.UpdateFeatures(MakeSamplesOf(rng, 4, "tuned"));  // 8 = 4 * 2
+  EXPECT_EQ(m.last_train_size(), 508);
+  m.UpdateFeatures(MakeSamplesOf(rng, 1, "tuned"));  // 9 < 8 * 1.2
+  EXPECT_EQ(m.last_train_size(), 508);
+  m.UpdateFeatures(MakeSamplesOf(rng, 1, "tuned"));  // 10 >= 9.6
+  EXPECT_EQ(m.last_train_size(), 510);
+  m.UpdateFeatures(MakeSamplesOf(rng, 50, "others"));  // 550 < 500 * 1.2
+  EXPECT_EQ(m.last_train_size(), 510);
+  m.UpdateFeatures(MakeSamplesOf(rng, 50, "others"));  // 600
+  EXPECT_EQ(m.last_train_size(), 610);
 }
 
 TEST(XGBModel, UntrainedPredictionsAreDeterministicHashes) {
