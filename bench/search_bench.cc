@@ -8,7 +8,15 @@
 // model learns only from that run's own measurements) or random; the search
 // overhead (strategy time) is printed per trial.
 //
+// --prior-db DB: the xgb model first learns from DB's records of the host
+// target, as kiln tune's model learns from every record its database holds
+// (tools/tune_commands.cc): the case of a workload tuned into a database
+// that already holds other workloads (a model's other layers, say). Records
+// of the benched workload itself are left out, so neither strategy starts
+// from its results; ReplayTrace has no model and gains nothing.
+//
 // usage: search_bench [TRIALS] [--workload W]... [--per-iter N] [--seed S]
+//                     [--prior-db DB]
 // Figures only: never asserted.
 #include <CLI/CLI.hpp>
 #include <chrono>
@@ -19,14 +27,17 @@
 #include <vector>
 
 #include "codegen/llvm_backend.h"
+#include "cost_model/feature_extractor.h"
 #include "cost_model/random_model.h"
 #include "cost_model/xgb_model.h"
 #include "database/database.h"
 #include "ir/flops.h"
 #include "ir/schedule/schedule.h"
 #include "ir/schedule/trace.h"
+#include "ir/structural_hash.h"
 #include "ir/workloads/suite.h"
 #include "rpc/local_runner.h"
+#include "search/measured_samples.h"
 #include "search/tune.h"
 #include "search/tune_context.h"
 
@@ -50,8 +61,8 @@ struct Outcome {
 };
 
 Outcome TuneWith(search::StrategyKind kind, const std::string& cost_model, const ir::PrimFunc& f,
-                 const ir::Target& target, int64_t trials, int per_iter, uint64_t seed,
-                 int threads, rpc::LocalRunner& runner) {
+                 const ir::Target& target, int64_t trials, int per_iter, uint64_t seed, int threads,
+                 rpc::LocalRunner& runner, const std::vector<cost_model::FeatureSample>& prior) {
   search::TuneContext ctx = search::MakeDefaultTuneContext(f, target, 1, threads);
   database::Database db = database::Database::InMemory();
   search::MeasureTask task{f, target, search::TimingConfig{}, seed};
@@ -61,7 +72,19 @@ Outcome TuneWith(search::StrategyKind kind, const std::string& cost_model, const
   } else if (cost_model == "xgb") {
     cost_model::XGBModelConfig config;
     config.nthread = threads;
-    model = std::make_unique<cost_model::XGBModel>(config);
+    auto xgb = std::make_unique<cost_model::XGBModel>(config);
+    if (kind == search::StrategyKind::kEvolutionary && !prior.empty()) {
+      const std::string key = ir::StructuralHashHex(f);
+      std::vector<cost_model::FeatureSample> others;
+      for (const cost_model::FeatureSample& p : prior) {
+        if (p.workload_key != key) others.push_back(p);
+      }
+      std::printf(
+          "  the model learns from %zu prior record(s) first (%zu of this workload left out)\n",
+          others.size(), prior.size() - others.size());
+      xgb->UpdateFeatures(others);
+    }
+    model = std::move(xgb);
   } else {
     throw std::invalid_argument("unknown cost model '" + cost_model + "'");
   }
@@ -96,15 +119,22 @@ int main(int argc, char** argv) {
   std::vector<std::string> workloads = {"GMM:3", "C2D:0", "SFM:0"};
   int per_iter = 16, threads = 2, repeat = 5;
   uint64_t seed = 1;
-  std::string cost_model = "xgb";
-  app.add_option("trials", trials, "Trials per strategy and workload")->check(CLI::Range(1, 100000));
+  std::string cost_model = "xgb", prior_db;
+  app.add_option("trials", trials, "Trials per strategy and workload")
+      ->check(CLI::Range(1, 100000));
   app.add_option("--workload", workloads, "Workloads (suite names)");
-  app.add_option("--per-iter", per_iter, "Candidates per measured batch")->check(CLI::Range(1, 4096));
+  app.add_option("--per-iter", per_iter, "Candidates per measured batch")
+      ->check(CLI::Range(1, 4096));
   app.add_option("--seed", seed, "Search seed (both strategies)");
   app.add_option("--threads", threads, "Sampling and build threads")->check(CLI::Range(1, 256));
-  app.add_option("--repeat", repeat, "Repeats when re-timing the bests")->check(CLI::Range(1, 1000));
+  app.add_option("--repeat", repeat, "Repeats when re-timing the bests")
+      ->check(CLI::Range(1, 1000));
   app.add_option("--cost-model", cost_model, "Cost model of the evolutionary search")
       ->check(CLI::IsMember({"xgb", "random"}));
+  app.add_option("--prior-db", prior_db,
+                 "A tuning database whose records of other workloads the xgb model learns from "
+                 "before the first batch")
+      ->check(CLI::ExistingFile);
   CLI11_PARSE(app, argc, argv);
 
   try {
@@ -115,21 +145,43 @@ int main(int argc, char** argv) {
     std::printf("search_bench: %lld trials, %d per batch, seed %llu, target '%s', %s model\n",
                 static_cast<long long>(trials), per_iter, static_cast<unsigned long long>(seed),
                 target.ToString().c_str(), cost_model.c_str());
+    std::vector<cost_model::FeatureSample> prior;
+    if (!prior_db.empty()) {
+      if (cost_model != "xgb") throw std::invalid_argument("--prior-db needs the xgb cost model");
+      const database::Database db =
+          database::Database::Open(prior_db, database::Database::Mode::kReadOnly);
+      const search::MeasuredSamples stored = search::LoadMeasuredSamples(db, target.ToString());
+      std::vector<ir::PrimFunc> funcs;
+      for (const cost_model::Sample& s : stored.samples) funcs.push_back(s.scheduled);
+      std::vector<cost_model::FeatureRows> rows = cost_model::ExtractFeaturesBatch(funcs, threads);
+      for (size_t i = 0; i < rows.size(); ++i) {
+        prior.push_back(
+            {std::move(rows[i]), stored.samples[i].workload_key, stored.samples[i].run_secs});
+      }
+      if (prior.empty()) {
+        throw std::invalid_argument("--prior-db " + prior_db + ": no records for target '" +
+                                    target.ToString() + "'");
+      }
+      std::printf("prior: %zu record(s) of '%s' from %s (%lld no longer replay)\n", prior.size(),
+                  target.ToString().c_str(), prior_db.c_str(),
+                  static_cast<long long>(stored.unreplayable));
+    }
     double log_sum = 0;
     int n = 0;
     for (const std::string& w : workloads) {
       const ir::PrimFunc f = Workload(w);
       const double flops = ir::EstimateFlops(f);
-      Outcome rep = TuneWith(search::StrategyKind::kReplay, cost_model, f, target, trials,
-                             per_iter, seed, threads, runner);
+      Outcome rep = TuneWith(search::StrategyKind::kReplay, cost_model, f, target, trials, per_iter,
+                             seed, threads, runner, prior);
       Outcome evo = TuneWith(search::StrategyKind::kEvolutionary, cost_model, f, target, trials,
-                             per_iter, seed, threads, runner);
-      std::printf("%-6s replay: %lld measured in %.0f s (search %.1f ms/trial); evolutionary: "
-                  "%lld measured in %.0f s (search %.1f ms/trial)\n",
-                  w.c_str(), static_cast<long long>(rep.measured), rep.wall_secs,
-                  rep.measured ? rep.search_secs * 1e3 / rep.measured : 0.0,
-                  static_cast<long long>(evo.measured), evo.wall_secs,
-                  evo.measured ? evo.search_secs * 1e3 / evo.measured : 0.0);
+                             per_iter, seed, threads, runner, prior);
+      std::printf(
+          "%-6s replay: %lld measured in %.0f s (search %.1f ms/trial); evolutionary: "
+          "%lld measured in %.0f s (search %.1f ms/trial)\n",
+          w.c_str(), static_cast<long long>(rep.measured), rep.wall_secs,
+          rep.measured ? rep.search_secs * 1e3 / rep.measured : 0.0,
+          static_cast<long long>(evo.measured), evo.wall_secs,
+          evo.measured ? evo.search_secs * 1e3 / evo.measured : 0.0);
       if (!rep.best || !evo.best) {
         std::printf("%-6s no verified best for %s: no ratio\n", w.c_str(),
                     !rep.best ? "replay" : "evolutionary");
@@ -138,23 +190,25 @@ int main(int argc, char** argv) {
       // Both bests again, side by side, with more repeats.
       search::MeasureTask task{f, target, search::TimingConfig{}, seed};
       task.timing.repeat = repeat;
-      std::vector<search::MeasureResult> r = runner.Measure(
-          task, {{Apply(f, rep.best->trace_json), rep.best->trace_json},
-                 {Apply(f, evo.best->trace_json), evo.best->trace_json}});
+      std::vector<search::MeasureResult> r =
+          runner.Measure(task, {{Apply(f, rep.best->trace_json), rep.best->trace_json},
+                                {Apply(f, evo.best->trace_json), evo.best->trace_json}});
       if (r.size() != 2 || r[0].status != search::MeasureStatus::kOk ||
           r[1].status != search::MeasureStatus::kOk) {
         std::printf("%-6s re-timing failed: %s / %s\n", w.c_str(),
-                    r.empty() ? "?" : r[0].message.c_str(), r.size() < 2 ? "?" : r[1].message.c_str());
+                    r.empty() ? "?" : r[0].message.c_str(),
+                    r.size() < 2 ? "?" : r[1].message.c_str());
         continue;
       }
       const double t_rep = r[0].MedianSecs(), t_evo = r[1].MedianSecs();
       const double ratio = t_rep / t_evo;
       log_sum += std::log(ratio);
       ++n;
-      std::printf("%-6s best: replay %.3f ms (%.1f GFLOP/s), evolutionary %.3f ms (%.1f GFLOP/s); "
-                  "ratio %.3fx (tuning-time bests: %.3f / %.3f ms)\n",
-                  w.c_str(), t_rep * 1e3, flops / t_rep / 1e9, t_evo * 1e3, flops / t_evo / 1e9,
-                  ratio, rep.best->median_seconds * 1e3, evo.best->median_seconds * 1e3);
+      std::printf(
+          "%-6s best: replay %.3f ms (%.1f GFLOP/s), evolutionary %.3f ms (%.1f GFLOP/s); "
+          "ratio %.3fx (tuning-time bests: %.3f / %.3f ms)\n",
+          w.c_str(), t_rep * 1e3, flops / t_rep / 1e9, t_evo * 1e3, flops / t_evo / 1e9, ratio,
+          rep.best->median_seconds * 1e3, evo.best->median_seconds * 1e3);
     }
     if (n > 0) {
       const double geo = std::exp(log_sum / n);
