@@ -27,7 +27,6 @@
 #include <vector>
 
 #include "codegen/llvm_backend.h"
-#include "cost_model/feature_extractor.h"
 #include "cost_model/random_model.h"
 #include "cost_model/xgb_model.h"
 #include "database/database.h"
@@ -151,13 +150,7 @@ int main(int argc, char** argv) {
       const database::Database db =
           database::Database::Open(prior_db, database::Database::Mode::kReadOnly);
       const search::MeasuredSamples stored = search::LoadMeasuredSamples(db, target.ToString());
-      std::vector<ir::PrimFunc> funcs;
-      for (const cost_model::Sample& s : stored.samples) funcs.push_back(s.scheduled);
-      std::vector<cost_model::FeatureRows> rows = cost_model::ExtractFeaturesBatch(funcs, threads);
-      for (size_t i = 0; i < rows.size(); ++i) {
-        prior.push_back(
-            {std::move(rows[i]), stored.samples[i].workload_key, stored.samples[i].run_secs});
-      }
+      prior = cost_model::ToFeatureSamples(stored.samples, threads);
       if (prior.empty()) {
         throw std::invalid_argument("--prior-db " + prior_db + ": no records for target '" +
                                     target.ToString() + "'");

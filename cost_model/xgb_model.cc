@@ -334,17 +334,22 @@ XGBModel& XGBModel::operator=(XGBModel&&) noexcept = default;
 
 bool XGBModel::trained() const { return booster_ != nullptr; }
 
-void XGBModel::Update(const std::vector<Sample>& samples) {
+std::vector<FeatureSample> ToFeatureSamples(const std::vector<Sample>& samples, int num_threads,
+                                            const FeatureOptions& options) {
   std::vector<ir::PrimFunc> funcs;
   funcs.reserve(samples.size());
   for (const Sample& s : samples) funcs.push_back(s.scheduled);
-  std::vector<FeatureRows> rows = ExtractFeaturesBatch(funcs, config_.nthread, config_.features);
+  std::vector<FeatureRows> rows = ExtractFeaturesBatch(funcs, num_threads, options);
   std::vector<FeatureSample> fs;
   fs.reserve(samples.size());
   for (size_t i = 0; i < samples.size(); ++i) {
     fs.push_back({std::move(rows[i]), samples[i].workload_key, samples[i].run_secs});
   }
-  UpdateFeatures(fs);
+  return fs;
+}
+
+void XGBModel::Update(const std::vector<Sample>& samples) {
+  UpdateFeatures(ToFeatureSamples(samples, config_.nthread, config_.features));
 }
 
 void XGBModel::UpdateFeatures(const std::vector<FeatureSample>& samples) {

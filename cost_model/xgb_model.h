@@ -102,6 +102,11 @@ struct FeatureSample {
   double run_secs;  // not finite and positive: failed
 };
 
+// The features of measured programs, in order (ExtractFeaturesBatch: a
+// program that fails to lower gets zero rows, which training skips).
+std::vector<FeatureSample> ToFeatureSamples(const std::vector<Sample>& samples, int num_threads,
+                                            const FeatureOptions& options = {});
+
 struct TrainingReport {
   int64_t programs = 0;            // with at least one row
   int64_t rows = 0;

@@ -80,13 +80,7 @@ Loaded Load(const std::string& db_path, const std::string& target_spec,
               << " record(s) no longer replay and were skipped (first: "
               << l.measured.first_error << ")\n";
   }
-  std::vector<ir::PrimFunc> funcs;
-  for (const cost_model::Sample& s : l.measured.samples) funcs.push_back(s.scheduled);
-  std::vector<cost_model::FeatureRows> rows = cost_model::ExtractFeaturesBatch(funcs, threads);
-  for (size_t i = 0; i < rows.size(); ++i) {
-    const cost_model::Sample& s = l.measured.samples[i];
-    l.samples.push_back({std::move(rows[i]), s.workload_key, s.run_secs});
-  }
+  l.samples = cost_model::ToFeatureSamples(l.measured.samples, threads);
   return l;
 }
 
