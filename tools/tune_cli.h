@@ -32,6 +32,9 @@ struct TuneCliOptions {
   std::string strategy = "evolutionary";
   std::string cost_model = "xgb";
   std::string task_scheduler = "gradient";
+  // --prior-db FILE, repeatable: databases the xgb model also learns from
+  // before the first batch (read only; their records never count as tuned).
+  std::vector<std::string> prior_dbs;
   bool as_json = false;
   bool verbose = false;
   bool no_final_remeasure = false;  // TuneOptions::final_remeasure_top = 0
@@ -67,10 +70,11 @@ extern const std::vector<std::string> kCostModels;
 
 // The model that ranks candidates (see tune_commands.cc); *seeded says it
 // already learned from the database. Null for --strategy replay, which ranks
-// nothing (training XGBoost there would only cost time).
-std::unique_ptr<cost_model::CostModel> MakeCostModel(const std::string& strategy,
-                                                     const std::string& name, uint64_t seed,
-                                                     int threads, const database::Database& db,
+// nothing (training XGBoost there would only cost time). Throws
+// std::invalid_argument for --prior-db with a model that cannot learn from
+// it, or a prior database that holds no record of the target.
+std::unique_ptr<cost_model::CostModel> MakeCostModel(const TuneCliOptions& o, int threads,
+                                                     const database::Database& db,
                                                      const std::string& target, bool* seeded);
 
 // Set by the first Ctrl-C (OnInterrupt); the loops stop after the batch in flight.

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <csignal>
+#include <filesystem>
 #include <iomanip>
 #include <iostream>
 #include <memory>
@@ -50,16 +51,51 @@ const std::vector<std::string> kCostModels = {"xgb", "random"};
 // model learns, before the first batch, from every record the database holds
 // for this target, whatever the workload (search/measured_samples.h), so a
 // resumed run or a new workload on a known target is never blind (TVM starts
-// every run from random predictions). *seeded says whether that was done, so
-// that Tune does not feed the same records again.
-std::unique_ptr<cost_model::CostModel> MakeCostModel(const std::string& strategy,
-                                                     const std::string& name, uint64_t seed,
-                                                     int threads, const database::Database& db,
+// every run from random predictions). --prior-db adds the records of other
+// databases of the target (a team's shared database, another job's): on
+// C2D:0 a model that first learned from the other ResNet-50 layers avoided
+// most of the runs that stay in a poor basin (docs/ARCHITECTURE.md §8).
+// *seeded says whether that was done, so that Tune does not feed the same
+// records again.
+std::unique_ptr<cost_model::CostModel> MakeCostModel(const TuneCliOptions& o, int threads,
+                                                     const database::Database& db,
                                                      const std::string& target, bool* seeded) {
   *seeded = false;
-  if (strategy == "replay") return nullptr;
-  if (name == "random") return std::make_unique<cost_model::RandomModel>(seed);
-  if (name != "xgb") throw std::invalid_argument("unknown cost model '" + name + "'");
+  const bool learns = o.strategy == "evolutionary" && o.cost_model == "xgb";
+  if (!o.prior_dbs.empty() && !learns) {
+    throw std::invalid_argument("--prior-db trains the xgb model of the evolutionary search; " +
+                                (o.strategy != "evolutionary"
+                                     ? "--strategy " + o.strategy + " ranks nothing"
+                                     : "--cost-model " + o.cost_model + " learns nothing"));
+  }
+  if (o.strategy == "replay") return nullptr;
+  if (o.cost_model == "random") return std::make_unique<cost_model::RandomModel>(o.seed);
+  if (o.cost_model != "xgb")
+    throw std::invalid_argument("unknown cost model '" + o.cost_model + "'");
+  std::vector<cost_model::Sample> samples;
+  std::string sources;
+  for (const std::string& path : o.prior_dbs) {
+    std::error_code ec;
+    if (std::filesystem::equivalent(path, o.db_path, ec)) {
+      throw std::invalid_argument("--prior-db " + path + " is the tuning database (--db) itself");
+    }
+    database::Database prior = database::Database::Open(path, database::Database::Mode::kReadOnly);
+    search::MeasuredSamples loaded = search::LoadMeasuredSamples(prior, target);
+    if (loaded.samples.empty()) {
+      throw std::invalid_argument("--prior-db " + path + " holds no replayable record of target '" +
+                                  target + "' (`kiln db stats --db " + path +
+                                  "` lists its targets)");
+    }
+    if (loaded.unreplayable > 0) {
+      spdlog::warn(
+          "tune: {} record(s) of --prior-db {} do not replay and do not train the model "
+          "(first: {})",
+          loaded.unreplayable, path, loaded.first_error);
+    }
+    sources += ", " + std::to_string(loaded.samples.size()) + " from " + path;
+    samples.insert(samples.end(), std::make_move_iterator(loaded.samples.begin()),
+                   std::make_move_iterator(loaded.samples.end()));
+  }
   cost_model::XGBModelConfig config;
   config.nthread = threads;
   auto model = std::make_unique<cost_model::XGBModel>(config);
@@ -68,10 +104,13 @@ std::unique_ptr<cost_model::CostModel> MakeCostModel(const std::string& strategy
     spdlog::warn("tune: {} stored record(s) do not replay and do not train the model (first: {})",
                  stored.unreplayable, stored.first_error);
   }
-  if (!stored.samples.empty()) {
-    model->Update(stored.samples);
-    spdlog::info("tune: the xgb model learned from {} stored record(s) of '{}' ({})",
-                 stored.samples.size(), target, model->trained() ? "trained" : "too few to train");
+  const size_t own = stored.samples.size();
+  samples.insert(samples.end(), std::make_move_iterator(stored.samples.begin()),
+                 std::make_move_iterator(stored.samples.end()));
+  if (!samples.empty()) {
+    model->Update(samples);
+    spdlog::info("tune: the xgb model learned from {} stored record(s) of '{}'{} ({})", own, target,
+                 sources, model->trained() ? "trained" : "too few to train");
   }
   *seeded = true;
   return model;
@@ -177,7 +216,7 @@ int TuneOne(const TuneCliOptions& o) {
   if (o.no_final_remeasure) opts.final_remeasure_top = 0;
   bool model_seeded = false;
   std::unique_ptr<cost_model::CostModel> model =
-      MakeCostModel(o.strategy, o.cost_model, o.seed, threads, db, target.ToString(), &model_seeded);
+      MakeCostModel(o, threads, db, target.ToString(), &model_seeded);
   opts.cost_model = model.get();
   opts.seed_model_from_database = !model_seeded;
   ProgressDisplay display(tty);
@@ -307,6 +346,10 @@ void RegisterTuneCommands(CLI::App& app, int* exit_code) {
                   "Cost model that ranks the evolutionary search's candidates")
       ->check(CLI::IsMember(kCostModels))
       ->capture_default_str();
+  cmd->add_option("--prior-db", o->prior_dbs,
+                  "Another tuning database whose records of the target the xgb model learns from "
+                  "before the first batch (read only; repeatable)")
+      ->check(CLI::ExistingFile);
   cmd->add_flag("--build-only", o->build_only,
                 "Sample --trials-per-iter candidates and build them for the target without "
                 "measuring or storing (for cuda: CUDA C, NVRTC, PTX assembled for the arch)");

@@ -146,7 +146,7 @@ int TuneMany(const TuneCliOptions& cli) {
   opts.base.strategy = search::ParseStrategyKind(o.strategy);
   bool model_seeded = false;
   std::unique_ptr<cost_model::CostModel> model =
-      MakeCostModel(o.strategy, o.cost_model, o.seed, threads, db, target.ToString(), &model_seeded);
+      MakeCostModel(o, threads, db, target.ToString(), &model_seeded);
   opts.base.cost_model = model.get();
   opts.base.seed_model_from_database = !model_seeded;
   opts.scheduler.kind = search::ParseTaskSchedulerKind(o.task_scheduler);

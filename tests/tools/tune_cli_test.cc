@@ -221,6 +221,70 @@ TEST_F(TuneCli, BadFlagsFailClearly) {
   // A cuda target without a GPU: tests/tools/gpu_cli_test.cc.
 }
 
+// --prior-db: the xgb model also learns from another database's records of
+// the target before the first batch, for one workload and under the task
+// scheduler; that database is only read, and nothing of it enters --db.
+TEST_F(TuneCli, PriorDatabaseTrainsTheModelAndIsOnlyRead) {
+  const std::string prior = db_ + ".prior";
+  auto seed = RunKiln("tune --workload " + workload_.path() + " --trials 8 --trials-per-iter 4 " +
+                          "--strategy replay --db " + prior + kFast,
+                      /*with_stderr=*/false);
+  ASSERT_EQ(seed.code, 0) << seed.out;
+  const auto prior_size = fs::file_size(prior);
+  TempFile sfm(SmallText("SFM"));
+  auto r = RunKiln("tune --workload " + sfm.path() + " --trials 4 --trials-per-iter 4 --db " + db_ +
+                   " --prior-db " + prior + " -v" + kFast);
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("learned from 0 stored record(s) of 'llvm -num-cores=1', 8 from " + prior),
+            std::string::npos)
+      << r.out;
+  auto many = RunKiln("tune -w " + sfm.path() + " -w " + workload_.path() +
+                      " --trials-per-task 6 --trials-per-iter 2 --db " + db_ + " --prior-db " +
+                      prior + " -v" + kFast);
+  ASSERT_EQ(many.code, 0) << many.out;
+  EXPECT_NE(
+      many.out.find("learned from 4 stored record(s) of 'llvm -num-cores=1', 8 from " + prior),
+      std::string::npos)
+      << many.out;
+  {
+    Database own = Database::Open(db_, Database::Mode::kReadOnly);
+    int64_t n = 0;
+    own.ForEachRecord([&](auto, const kiln::database::TuningRecord&) { ++n; });
+    EXPECT_EQ(n, 12);  // 6 per task, none copied from the prior
+    Database p = Database::Open(prior, Database::Mode::kReadOnly);
+    n = 0;
+    p.ForEachRecord([&](auto, const kiln::database::TuningRecord&) { ++n; });
+    EXPECT_EQ(n, 8);
+  }
+  EXPECT_EQ(fs::file_size(prior), prior_size);
+
+  auto replay = RunKiln("tune --workload " + sfm.path() + " --trials 8 --strategy replay --db " +
+                        db_ + " --prior-db " + prior + kFast);
+  EXPECT_EQ(replay.code, 1);
+  EXPECT_NE(replay.out.find("--strategy replay ranks nothing"), std::string::npos) << replay.out;
+  auto random = RunKiln("tune --workload " + sfm.path() + " --trials 8 --cost-model random --db " +
+                        db_ + " --prior-db " + prior + kFast);
+  EXPECT_EQ(random.code, 1);
+  EXPECT_NE(random.out.find("--cost-model random learns nothing"), std::string::npos) << random.out;
+  auto itself = RunKiln("tune --workload " + sfm.path() + " --trials 8 --db " + db_ +
+                        " --prior-db " + db_ + kFast);
+  EXPECT_EQ(itself.code, 1);
+  EXPECT_NE(itself.out.find("is the tuning database (--db) itself"), std::string::npos)
+      << itself.out;
+  auto other =
+      RunKiln("tune --workload " + sfm.path() + " --trials 8 --db " + db_ + " --prior-db " + prior +
+              " --number 1 --repeat 1 --min-repeat-ms 1 " + "--target 'llvm -num-cores=2'");
+  EXPECT_EQ(other.code, 1);
+  EXPECT_NE(other.out.find("holds no replayable record of target 'llvm -num-cores=2'"),
+            std::string::npos)
+      << other.out;
+  auto missing = RunKiln("tune --workload " + sfm.path() + " --trials 8 --db " + db_ +
+                         " --prior-db " + prior + ".missing" + kFast);
+  EXPECT_NE(missing.code, 0);
+  EXPECT_NE(missing.out.find("--prior-db"), std::string::npos) << missing.out;
+  for (const char* suffix : {"", "-wal", "-shm"}) fs::remove(prior + suffix);
+}
+
 // Several workloads share one budget: --workload repeated, the same workload
 // twice is one task with the weights added, and a job file may name the
 // evolutionary strategy and leave the target to the command line.
