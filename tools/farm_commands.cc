@@ -486,7 +486,10 @@ void RegisterFarmCommands(CLI::App& app, int* exit_code) {
   submit->add_option("--seed", su->seed, "Search seed (default 1, as kiln tune)");
   submit->add_option("--trials-per-iter", su->trials_per_iter, "Candidates per batch (default 16)")
       ->check(CLI::Range(1, 100000));
-  submit->add_option("--strategy", su->strategy, "Search strategy: replay");
+  submit->add_option(
+      "--strategy", su->strategy,
+      "Search strategy: 'evolutionary' (the default: ranked by an XGBoost model that "
+      "learns from every record of the target in the farm's database) or 'replay'");
   submit->add_option("--priority", su->priority, "Higher runs first; equal priorities share workers");
   AddTimingFlags(submit, *su);
   submit->add_flag("--detach", su->detach, "Print the job id and return; the job runs on");

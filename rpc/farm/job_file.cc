@@ -162,8 +162,9 @@ void ValidateJob(const v1::TuningJob& job) {
   }
   if (job.target().spec().empty()) throw JobFileError("target.spec: empty");
   const std::string& strategy = job.strategy().name();
-  if (!strategy.empty() && strategy != "replay") {
-    throw JobFileError("strategy.name: '" + strategy + "'; the farm knows 'replay'");
+  if (!strategy.empty() && strategy != "replay" && strategy != "evolutionary") {
+    throw JobFileError("strategy.name: '" + strategy +
+                       "'; the farm knows 'replay' and 'evolutionary'");
   }
 }
 

@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <memory>
 #include <numeric>
 
+#include "cost_model/xgb_model.h"
 #include "database/database.h"
 #include "ir/flops.h"
 #include "ir/text/parser.h"
@@ -14,6 +16,7 @@
 #include "ir/target.h"
 #include "rpc/farm/farm_runner.h"
 #include "rpc/proto_convert.h"
+#include "search/measured_samples.h"
 #include "search/tune.h"
 #include "search/tune_context.h"
 
@@ -168,6 +171,26 @@ void RunJob(JobHandle& job, const JobRunContext& ctx) {
     int64_t done_before = 0;
     std::map<std::string, int64_t> errors;
     const search::TimingConfig timing = FromProto(spec.timing());
+    // The learned search: one XGBoost model for the job's workloads, which
+    // learns before the first batch from every record the farm's database
+    // holds for the target (the earlier jobs' too, so each job starts from
+    // what the farm measured before: docs/ARCHITECTURE.md §8 on what that
+    // does for C2D:0) and from each batch after it.
+    // As in `kiln tune`, the evolutionary search is the default.
+    const bool evolutionary = spec.strategy().name() != "replay";
+    std::unique_ptr<cost_model::XGBModel> model;
+    if (evolutionary) {
+      cost_model::XGBModelConfig config;
+      config.nthread = std::max(1, ctx.search_threads);
+      model = std::make_unique<cost_model::XGBModel>(config);
+      search::MeasuredSamples stored = search::LoadMeasuredSamples(*db, target_str);
+      if (!stored.samples.empty()) model->Update(stored.samples);
+      spdlog::info(
+          "job {}: the xgb model learned from {} stored record(s) of '{}' ({}; {} do not "
+          "replay)",
+          job.id(), stored.samples.size(), target_str,
+          model->trained() ? "trained" : "too few to train", stored.unreplayable);
+    }
     for (int i = 0; i < spec.workloads_size(); ++i) {
       const v1::JobWorkload& jw = spec.workloads(i);
       const std::string name = jw.workload().name().empty() ? jw.spec() : jw.workload().name();
@@ -185,6 +208,12 @@ void RunJob(JobHandle& job, const JobRunContext& ctx) {
       search::TuneOptions opts;
       opts.trials = trials[i];
       opts.trials_per_iter = spec.strategy().trials_per_iter() > 0 ? spec.strategy().trials_per_iter() : 16;
+      if (evolutionary) {
+        opts.strategy = search::StrategyKind::kEvolutionary;
+        opts.trials_per_iter_start = 16;  // kiln tune's (tools/tune_cli.h)
+        opts.cost_model = model.get();
+        opts.seed_model_from_database = false;  // it learned from the whole database above
+      }
       opts.seed = spec.seed();
       opts.fingerprint = fingerprint;
       opts.job_id = std::to_string(job.id());  // `kiln report --job ID` picks the job's records

@@ -183,6 +183,39 @@ TEST(FarmE2E, AWorkersNoiseFiguresArriveInTheDatabase) {
   EXPECT_NE(r.out.find("warning: the machine was busy during "), std::string::npos) << r.out;
 }
 
+// The learned search on the farm: an evolutionary job's XGBoost model first
+// learns from every record the farm's database holds for the target (here an
+// earlier replay job's, of another workload), then from its own batches.
+TEST(FarmE2E, AnEvolutionaryJobLearnsFromTheFarmsEarlierRecords) {
+  TempFile gmm(SmallGmmText());
+  std::string sfm_text;
+  for (const auto& c : kiln::testing::ReducedSuite()) {
+    if (std::string(c.name) == "SFM") sfm_text = kiln::ir::ToText(c.make());
+  }
+  TempFile sfm(sfm_text);
+  FarmCluster farm("learned");
+  ASSERT_TRUE(farm.StartCoordinator(kCoordinatorFlags + std::string(" --verbose"))) << farm.Logs();
+  farm.StartWorker("--target " + kTarget);
+  auto first = RunKilnBounded(
+      "submit --insecure --farm " + farm.address() + " --workload " + gmm.path() + " --target " +
+      kTarget + " --trials 40 --trials-per-iter 8 --seed 2 --strategy replay" + kFast);
+  ASSERT_EQ(first.code, 0) << first.out << farm.Logs();
+  auto second = RunKilnBounded(
+      "submit --insecure --farm " + farm.address() + " --workload " + sfm.path() + " --target " +
+      kTarget + " --trials 8 --trials-per-iter 4 --seed 2 --strategy evolutionary" + kFast);
+  ASSERT_EQ(second.code, 0) << second.out << farm.Logs();
+  EXPECT_NE(second.out.find("job 2 done: 8 records"), std::string::npos) << second.out;
+  EXPECT_NE(farm.Logs().find("job 2: the xgb model learned from 40 stored record(s) of 'llvm "
+                             "-num-cores=1' (trained; 0 do not replay)"),
+            std::string::npos)
+      << farm.Logs();
+  auto [hashes, dup] = farm.TraceHashes();
+  EXPECT_EQ(hashes.size(), 48u);
+  EXPECT_FALSE(dup);
+  // The search that found them is the evolutionary one (its log, at --verbose).
+  EXPECT_NE(farm.Logs().find("evolutionary search: round 0:"), std::string::npos) << farm.Logs();
+}
+
 #endif  // KILN_HAVE_RUNNER
 
 }  // namespace

@@ -109,13 +109,15 @@ TEST(JobFile, ValidatesWhatProtobufCannot) {
     t.replace(t.find(from), from.size(), to);
     return FarmErrorOf(t, JobFileFormat::kText);
   };
-  // Unset trials, another strategy or no target are fine for a local job
-  // (kiln tune --job), not for the farm.
+  // Unset trials, an unknown strategy or no target are fine for a local job
+  // (kiln tune --job, which names the bad strategy itself), not for the farm.
   EXPECT_EQ(with("trials: 12", "trials: 0"), "no error");
   EXPECT_THAT(farm_with("trials: 12", "trials: 0"), HasSubstr("trials: 0"));
   EXPECT_EQ(with("name: \"replay\"", "name: \"evolutionary\""), "no error");
-  EXPECT_THAT(farm_with("name: \"replay\"", "name: \"evolutionary\""),
-              HasSubstr("strategy.name: 'evolutionary'"));
+  EXPECT_EQ(farm_with("name: \"replay\"", "name: \"evolutionary\""), "no error");
+  EXPECT_EQ(with("name: \"replay\"", "name: \"annealing\""), "no error");
+  EXPECT_THAT(farm_with("name: \"replay\"", "name: \"annealing\""),
+              HasSubstr("strategy.name: 'annealing'; the farm knows 'replay' and 'evolutionary'"));
   EXPECT_EQ(with("target { spec: \"llvm -num-cores=1\" }", ""), "no error");
   EXPECT_THAT(farm_with("target { spec: \"llvm -num-cores=1\" }", ""), HasSubstr("target.spec: empty"));
   EXPECT_EQ(FarmErrorOf(kText, JobFileFormat::kText), "no error");
