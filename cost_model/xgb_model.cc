@@ -301,6 +301,42 @@ double HashScore(const FeatureRows& f) {
   return static_cast<double>(h >> 11) * 0x1.0p-53;
 }
 
+// Which programs train the model: every one with feature rows, or past
+// `cap` an equal share per workload at an even stride (XGBModelConfig::
+// max_training_programs says why).
+std::vector<char> TrainingSubset(const std::vector<FeatureSample>& data, int64_t cap) {
+  std::vector<char> used(data.size(), 0);
+  std::map<std::string, std::vector<size_t>> by_workload;
+  int64_t total = 0;
+  for (size_t i = 0; i < data.size(); ++i) {
+    if (data[i].features.rows == 0) continue;
+    by_workload[data[i].workload_key].push_back(i);
+    ++total;
+  }
+  if (cap <= 0 || total <= cap) {
+    for (const auto& [key, idx] : by_workload) {
+      for (size_t i : idx) used[i] = 1;
+    }
+    return used;
+  }
+  // Equal shares, the smallest workloads first so that what they leave
+  // goes to the larger ones (ties in key order: deterministic).
+  std::vector<std::pair<size_t, std::string>> sizes;
+  for (const auto& [key, idx] : by_workload) sizes.emplace_back(idx.size(), key);
+  std::sort(sizes.begin(), sizes.end());
+  int64_t left = cap;
+  for (size_t k = 0; k < sizes.size(); ++k) {
+    const std::vector<size_t>& idx = by_workload[sizes[k].second];
+    const int64_t count = static_cast<int64_t>(idx.size());
+    const int64_t share = std::max<int64_t>(1, left / static_cast<int64_t>(sizes.size() - k));
+    const int64_t take = std::min(count, share);
+    // The j-th pick ends the j-th of `take` equal runs: the newest is the last.
+    for (int64_t j = 0; j < take; ++j) used[idx[static_cast<size_t>((j + 1) * count / take - 1)]] = 1;
+    left = std::max<int64_t>(0, left - take);
+  }
+  return used;
+}
+
 std::string Hex(uint64_t v) {
   char buf[17];
   std::snprintf(buf, sizeof(buf), "%016llx", static_cast<unsigned long long>(v));
@@ -399,8 +435,10 @@ TrainingReport XGBModel::Train() {
   Packed all, train, valid;
   std::map<std::string, int64_t> seen;
   std::map<std::string, int> group;
-  for (const FeatureSample& s : data_) {
-    if (s.features.rows == 0) continue;
+  const std::vector<char> used = TrainingSubset(data_, config_.max_training_programs);
+  for (size_t i = 0; i < data_.size(); ++i) {
+    const FeatureSample& s = data_[i];
+    if (!used[i]) continue;
     const double y = label(s);
     const int g = group.emplace(s.workload_key, static_cast<int>(group.size())).first->second;
     all.Add(s.features, y, g);

@@ -74,6 +74,15 @@ struct XGBModelConfig {
   // random (docs/ARCHITECTURE.md §7 has the figures).
   int num_warmup_samples = 32;
   double retrain_growth = 0.2;      // retrain once data grew by this fraction
+  // At most this many programs train the model (0: all). Past it, each
+  // workload gets an equal share (one with fewer programs leaves the rest of
+  // its share to the others), taken at an even stride over its programs in
+  // the order they came, its newest included; labels stay relative to each
+  // workload's best over all its programs. A farm's database (or a
+  // --prior-db) can hold tens of thousands of records, mostly of a few
+  // workloads: 22,401 records made a 64-trial run of a new workload 4x
+  // slower, each retrain taking ~8 s (docs/ARCHITECTURE.md §8).
+  int64_t max_training_programs = 8192;
   // Each program's weight in the loss is max(label, min_weight). TVM's is
   // the label itself (0): slow programs and failures then carry almost no
   // weight, and the model ranks them poorly.

@@ -35,9 +35,11 @@ struct ModelFlags {
   double min_weight = 0;
   bool log_label = false;
   std::string objective = "reg";
+  int64_t max_training_programs = cost_model::XGBModelConfig{}.max_training_programs;
   cost_model::XGBModelConfig Config() const {
     cost_model::XGBModelConfig c;
     c.objective = objective;
+    c.max_training_programs = max_training_programs;
     c.nthread = threads;
     c.min_weight = min_weight;
     c.log_label = log_label;
@@ -55,6 +57,10 @@ void AddModelFlags(CLI::App* cmd, ModelFlags* f) {
   cmd->add_option("--objective", f->objective,
                   "reg: label-weighted squared error (TVM's); rank: pairwise order within each workload")
       ->check(CLI::IsMember({"reg", "rank"}));
+  cmd->add_option("--max-training-programs", f->max_training_programs,
+                  "Past this many programs, train on an equal share per workload (0: all)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
 }
 
 struct Loaded {

@@ -192,6 +192,39 @@ TEST(XGBModel, RetrainsWhenOneWorkloadGrowsByTwentyPercent) {
   EXPECT_EQ(m.last_train_size(), 610);
 }
 
+// Past max_training_programs each workload trains with an equal share, the
+// smaller ones leaving what they do not use to the larger: 30 + 85 + 85.
+TEST(XGBModel, TrainsOnAnEqualShareOfEachWorkloadPastTheCap) {
+  std::mt19937_64 rng(15);
+  std::vector<FeatureSample> data = MakeSamplesOf(rng, 1000, "big");
+  for (const char* key : {"mid", "small"}) {
+    std::vector<FeatureSample> more = MakeSamplesOf(rng, key == std::string("mid") ? 150 : 30, key);
+    data.insert(data.end(), more.begin(), more.end());
+  }
+  XGBModelConfig c = FastConfig();
+  c.max_training_programs = 200;
+  XGBModel capped(c);
+  capped.UpdateFeatures(data);
+  ASSERT_TRUE(capped.trained());
+  EXPECT_EQ(capped.last_training().programs, 200);
+  EXPECT_EQ(capped.last_training().validation_programs, 6 + 17 + 17);  // every 5th of each
+  EXPECT_EQ(capped.data_size(), 1180);  // all are kept, for the next training
+
+  std::vector<FeatureRows> test;
+  std::vector<double> speed;
+  for (int i = 0; i < 300; ++i) {
+    Synthetic s = MakeProgram(rng);
+    test.push_back(s.rows);
+    speed.push_back(s.speed);
+  }
+  EXPECT_GT(SpearmanCorrelation(capped.PredictFeatures(test), speed), 0.8);
+
+  c.max_training_programs = 0;
+  XGBModel all(c);
+  all.UpdateFeatures(data);
+  EXPECT_EQ(all.last_training().programs, 1180);
+}
+
 TEST(XGBModel, UntrainedPredictionsAreDeterministicHashes) {
   std::mt19937_64 rng(5);
   XGBModel m;
