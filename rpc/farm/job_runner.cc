@@ -190,6 +190,11 @@ void RunJob(JobHandle& job, const JobRunContext& ctx) {
           "replay)",
           job.id(), stored.samples.size(), target_str,
           model->trained() ? "trained" : "too few to train", stored.unreplayable);
+      // `kiln submit` shows it as the job's state: "running: the xgb model ...".
+      last.set_message("the xgb model learned from " + std::to_string(stored.samples.size()) +
+                       " record(s) of the target in the farm's database" +
+                       (model->trained() ? "" : " (too few to train: random picks first)"));
+      job.Publish(last);
     }
     for (int i = 0; i < spec.workloads_size(); ++i) {
       const v1::JobWorkload& jw = spec.workloads(i);

@@ -205,6 +205,10 @@ TEST(FarmE2E, AnEvolutionaryJobLearnsFromTheFarmsEarlierRecords) {
       kTarget + " --trials 8 --trials-per-iter 4 --seed 2 --strategy evolutionary" + kFast);
   ASSERT_EQ(second.code, 0) << second.out << farm.Logs();
   EXPECT_NE(second.out.find("job 2 done: 8 records"), std::string::npos) << second.out;
+  EXPECT_NE(second.out.find("running: the xgb model learned from 40 record(s) of the target in "
+                            "the farm's database\n"),
+            std::string::npos)
+      << second.out;
   EXPECT_NE(farm.Logs().find("job 2: the xgb model learned from 40 stored record(s) of 'llvm "
                              "-num-cores=1' (trained; 0 do not replay)"),
             std::string::npos)
