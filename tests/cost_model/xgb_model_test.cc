@@ -64,6 +64,22 @@ std::vector<FeatureSample> MakeSamplesOf(std::mt19937_64& rng, int n, const std:
   return out;
 }
 
+// Fresh programs to rank, with their true speeds.
+struct HeldOut {
+  std::vector<FeatureRows> rows;
+  std::vector<double> speed;
+};
+
+HeldOut MakeHeldOut(std::mt19937_64& rng, int n) {
+  HeldOut h;
+  for (int i = 0; i < n; ++i) {
+    Synthetic s = MakeProgram(rng);
+    h.rows.push_back(s.rows);
+    h.speed.push_back(s.speed);
+  }
+  return h;
+}
+
 XGBModelConfig FastConfig() {
   XGBModelConfig c;
   c.num_warmup_samples = 10;
@@ -80,13 +96,9 @@ TEST(XGBModel, PackSumTrainingRanksHeldOutPrograms) {
   EXPECT_EQ(rep.validation_programs, 120);  // every 5th program of each workload
   EXPECT_GT(rep.rounds, 0);
 
-  std::vector<FeatureRows> test;
-  std::vector<double> speed;
-  for (int i = 0; i < 300; ++i) {
-    Synthetic s = MakeProgram(rng);
-    test.push_back(s.rows);
-    speed.push_back(s.speed);
-  }
+  const HeldOut held = MakeHeldOut(rng, 300);
+  const std::vector<FeatureRows>& test = held.rows;
+  const std::vector<double>& speed = held.speed;
   const std::vector<double> pred = m.PredictFeatures(test);
   const double rho = SpearmanCorrelation(pred, speed);
   std::printf("held-out Spearman %.3f, top-30 recall %.2f, %d rounds, validation RMSE %.4f\n",
@@ -103,13 +115,9 @@ TEST(XGBModel, WeightFloorAndLogLabelsStillRank) {
     c.log_label = log_label;
     XGBModel m(c);
     m.UpdateFeatures(MakeSamples(rng, 400));
-    std::vector<FeatureRows> test;
-    std::vector<double> speed;
-    for (int i = 0; i < 200; ++i) {
-      Synthetic s = MakeProgram(rng);
-      test.push_back(s.rows);
-      speed.push_back(s.speed);
-    }
+    const HeldOut held = MakeHeldOut(rng, 200);
+    const std::vector<FeatureRows>& test = held.rows;
+    const std::vector<double>& speed = held.speed;
     // The synthetic speed is a sum over rows, which log labels no longer
     // model exactly: a looser bound there.
     EXPECT_GT(SpearmanCorrelation(m.PredictFeatures(test), speed), log_label ? 0.8 : 0.9)
@@ -210,14 +218,8 @@ TEST(XGBModel, TrainsOnAnEqualShareOfEachWorkloadPastTheCap) {
   EXPECT_EQ(capped.last_training().validation_programs, 6 + 17 + 17);  // every 5th of each
   EXPECT_EQ(capped.data_size(), 1180);  // all are kept, for the next training
 
-  std::vector<FeatureRows> test;
-  std::vector<double> speed;
-  for (int i = 0; i < 300; ++i) {
-    Synthetic s = MakeProgram(rng);
-    test.push_back(s.rows);
-    speed.push_back(s.speed);
-  }
-  EXPECT_GT(SpearmanCorrelation(capped.PredictFeatures(test), speed), 0.8);
+  const HeldOut held = MakeHeldOut(rng, 300);
+  EXPECT_GT(SpearmanCorrelation(capped.PredictFeatures(held.rows), held.speed), 0.8);
 
   c.max_training_programs = 0;
   XGBModel all(c);
@@ -289,13 +291,9 @@ TEST(XGBModel, RankObjectiveRanksAndRoundTrips) {
   ASSERT_TRUE(m.trained());
   EXPECT_GT(m.last_training().rounds, 0);
   EXPECT_LT(m.last_training().validation_rmse, 0.2) << "1 - Spearman on the held-out split";
-  std::vector<FeatureRows> test;
-  std::vector<double> speed;
-  for (int i = 0; i < 300; ++i) {
-    Synthetic s = MakeProgram(rng);
-    test.push_back(s.rows);
-    speed.push_back(s.speed);
-  }
+  const HeldOut held = MakeHeldOut(rng, 300);
+  const std::vector<FeatureRows>& test = held.rows;
+  const std::vector<double>& speed = held.speed;
   const std::vector<double> pred = m.PredictFeatures(test);
   EXPECT_GT(SpearmanCorrelation(pred, speed), 0.9);
   for (double p : pred) EXPECT_TRUE(p > 0 && p < 1) << p;
