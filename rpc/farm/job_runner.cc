@@ -171,12 +171,12 @@ void RunJob(JobHandle& job, const JobRunContext& ctx) {
     int64_t done_before = 0;
     std::map<std::string, int64_t> errors;
     const search::TimingConfig timing = FromProto(spec.timing());
-    // The learned search: one XGBoost model for the job's workloads, which
-    // learns before the first batch from every record the farm's database
-    // holds for the target (the earlier jobs' too, so each job starts from
-    // what the farm measured before: docs/ARCHITECTURE.md §8 on what that
-    // does for C2D:0) and from each batch after it.
-    // As in `kiln tune`, the evolutionary search is the default.
+    // The learned search, the default as in `kiln tune`: one XGBoost model
+    // for the job's workloads, which learns before the first batch from every
+    // record the farm's database holds for the target (the earlier jobs' too,
+    // so each job starts from what the farm measured before: docs/
+    // ARCHITECTURE.md §8 on what that does for C2D:0) and from each batch
+    // after it.
     const bool evolutionary = spec.strategy().name() != "replay";
     std::unique_ptr<cost_model::XGBModel> model;
     if (evolutionary) {
