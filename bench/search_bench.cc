@@ -149,8 +149,9 @@ int main(int argc, char** argv) {
       if (cost_model != "xgb") throw std::invalid_argument("--prior-db needs the xgb cost model");
       const database::Database db =
           database::Database::Open(prior_db, database::Database::Mode::kReadOnly);
-      const search::MeasuredSamples stored = search::LoadMeasuredSamples(db, target.ToString());
-      prior = cost_model::ToFeatureSamples(stored.samples, threads);
+      search::MeasuredFeatures stored =
+          search::LoadMeasuredFeatures(db, target.ToString(), threads);
+      prior = std::move(stored.samples);
       if (prior.empty()) {
         throw std::invalid_argument("--prior-db " + prior_db + ": no records for target '" +
                                     target.ToString() + "'");

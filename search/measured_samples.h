@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cost_model/cost_model.h"
+#include "cost_model/xgb_model.h"
 #include "database/database.h"
 
 namespace kiln::search {
@@ -29,5 +30,24 @@ struct MeasuredSamples {
 // when the database fails or a stored workload no longer parses.
 MeasuredSamples LoadMeasuredSamples(const database::Database& db, const std::string& target,
                                     std::optional<database::WorkloadId> only = std::nullopt);
+
+// The same records as the cost model's features, in the same order, and
+// what no longer replays: what a model trains on, without holding every
+// scheduled program at once. Records are replayed and featurized `chunk` at
+// a time on `threads` threads (a farm's database of 22,401 records held
+// about 800 MB of scheduled programs at once, docs/ARCHITECTURE.md §8).
+// The result does not depend on `threads` or `chunk`.
+struct MeasuredFeatures {
+  std::vector<cost_model::FeatureSample> samples;
+  std::vector<database::WorkloadId> workload_ids;  // parallel to samples
+  int64_t unreplayable = 0;
+  std::string first_error;
+};
+
+MeasuredFeatures LoadMeasuredFeatures(const database::Database& db, const std::string& target,
+                                      int threads,
+                                      std::optional<database::WorkloadId> only = std::nullopt,
+                                      const cost_model::FeatureOptions& options = {},
+                                      int chunk = 1024);
 
 }  // namespace kiln::search

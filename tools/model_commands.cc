@@ -65,8 +65,8 @@ void AddModelFlags(CLI::App* cmd, ModelFlags* f) {
 
 struct Loaded {
   std::string target;
-  search::MeasuredSamples measured;
-  std::vector<cost_model::FeatureSample> samples;  // parallel to measured.samples
+  search::MeasuredFeatures measured;  // its samples moved out into `samples`
+  std::vector<cost_model::FeatureSample> samples;
 };
 
 Loaded Load(const std::string& db_path, const std::string& target_spec,
@@ -80,13 +80,13 @@ Loaded Load(const std::string& db_path, const std::string& target_spec,
     only = db.FindWorkload(ResolveWorkload(workload).func);
     if (!only) throw std::runtime_error("--workload " + workload + ": not in the database");
   }
-  l.measured = search::LoadMeasuredSamples(db, l.target, only);
+  l.measured = search::LoadMeasuredFeatures(db, l.target, threads, only);
+  l.samples = std::move(l.measured.samples);
   if (l.measured.unreplayable > 0) {
     std::cerr << "kiln: warning: " << l.measured.unreplayable
               << " record(s) no longer replay and were skipped (first: "
               << l.measured.first_error << ")\n";
   }
-  l.samples = cost_model::ToFeatureSamples(l.measured.samples, threads);
   return l;
 }
 

@@ -72,7 +72,7 @@ std::unique_ptr<cost_model::CostModel> MakeCostModel(const TuneCliOptions& o, in
   if (o.cost_model == "random") return std::make_unique<cost_model::RandomModel>(o.seed);
   if (o.cost_model != "xgb")
     throw std::invalid_argument("unknown cost model '" + o.cost_model + "'");
-  std::vector<cost_model::Sample> samples;
+  std::vector<cost_model::FeatureSample> samples;
   std::string sources;
   for (const std::string& path : o.prior_dbs) {
     std::error_code ec;
@@ -80,7 +80,7 @@ std::unique_ptr<cost_model::CostModel> MakeCostModel(const TuneCliOptions& o, in
       throw std::invalid_argument("--prior-db " + path + " is the tuning database (--db) itself");
     }
     database::Database prior = database::Database::Open(path, database::Database::Mode::kReadOnly);
-    search::MeasuredSamples loaded = search::LoadMeasuredSamples(prior, target);
+    search::MeasuredFeatures loaded = search::LoadMeasuredFeatures(prior, target, threads);
     if (loaded.samples.empty()) {
       throw std::invalid_argument("--prior-db " + path + " holds no replayable record of target '" +
                                   target + "' (`kiln db stats --db " + path +
@@ -99,7 +99,8 @@ std::unique_ptr<cost_model::CostModel> MakeCostModel(const TuneCliOptions& o, in
   cost_model::XGBModelConfig config;
   config.nthread = threads;
   auto model = std::make_unique<cost_model::XGBModel>(config);
-  search::MeasuredSamples stored = search::LoadMeasuredSamples(db, target);
+  search::MeasuredFeatures stored =
+      search::LoadMeasuredFeatures(db, target, threads, std::nullopt, config.features);
   if (stored.unreplayable > 0) {
     spdlog::warn("tune: {} stored record(s) do not replay and do not train the model (first: {})",
                  stored.unreplayable, stored.first_error);
@@ -108,7 +109,7 @@ std::unique_ptr<cost_model::CostModel> MakeCostModel(const TuneCliOptions& o, in
   samples.insert(samples.end(), std::make_move_iterator(stored.samples.begin()),
                  std::make_move_iterator(stored.samples.end()));
   if (!samples.empty()) {
-    model->Update(samples);
+    model->UpdateFeatures(samples);
     spdlog::info("tune: the xgb model learned from {} stored record(s) of '{}'{} ({})", own, target,
                  sources, model->trained() ? "trained" : "too few to train");
   }

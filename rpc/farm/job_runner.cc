@@ -183,8 +183,9 @@ void RunJob(JobHandle& job, const JobRunContext& ctx) {
       cost_model::XGBModelConfig config;
       config.nthread = std::max(1, ctx.search_threads);
       model = std::make_unique<cost_model::XGBModel>(config);
-      search::MeasuredSamples stored = search::LoadMeasuredSamples(*db, target_str);
-      if (!stored.samples.empty()) model->Update(stored.samples);
+      search::MeasuredFeatures stored = search::LoadMeasuredFeatures(
+          *db, target_str, config.nthread, std::nullopt, config.features);
+      if (!stored.samples.empty()) model->UpdateFeatures(stored.samples);
       spdlog::info(
           "job {}: the xgb model learned from {} stored record(s) of '{}' ({}; {} do not "
           "replay)",

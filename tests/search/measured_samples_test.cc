@@ -69,6 +69,40 @@ TEST(MeasuredSamples, ReplaysEveryRecordOfTheTarget) {
   EXPECT_THROW(LoadMeasuredSamples(db, "no-such-target"), database::DatabaseError);
 }
 
+// The features a model trains on, replayed and featurized in chunks on
+// several threads: the same as featurizing LoadMeasuredSamples' programs.
+TEST(MeasuredSamples, FeaturesInChunksMatchAtAnyThreadCount) {
+  database::Database db = database::Database::InMemory();
+  const ir::PrimFunc mm = ir::Matmul(32, 32, 32), relu = ir::MatmulRelu(16, 16, 16);
+  const database::WorkloadId w_mm = db.CommitWorkload(mm), w_relu = db.CommitWorkload(relu);
+  for (int64_t f : {2, 4, 8, 16}) db.CommitRecord(w_mm, Rec(Split(mm, "C", f).second, 1e-3 * f));
+  db.CommitRecord(w_mm, Rec("[[[\"GetBlock\", [], {\"name\": \"gone\"}, [\"b0\"]]], []]", 1e-3));
+  db.CommitRecord(w_relu, Rec(Split(relu, "C", 2).second, 0, "run_crash"));
+  db.CommitRecord(w_mm, Rec(Split(mm, "C", 32).second, 5e-3));
+
+  const MeasuredSamples programs = LoadMeasuredSamples(db, kCpu);
+  const std::vector<cost_model::FeatureSample> want =
+      cost_model::ToFeatureSamples(programs.samples, 1);
+  ASSERT_EQ(want.size(), 6u);
+  for (int threads : {1, 2}) {
+    for (int chunk : {1, 2, 1024}) {
+      const MeasuredFeatures got = LoadMeasuredFeatures(db, kCpu, threads, std::nullopt, {}, chunk);
+      ASSERT_EQ(got.samples.size(), want.size()) << threads << " threads, chunk " << chunk;
+      EXPECT_EQ(got.workload_ids, programs.workload_ids);
+      EXPECT_EQ(got.unreplayable, 1);
+      EXPECT_EQ(got.first_error, programs.first_error);
+      for (size_t i = 0; i < want.size(); ++i) {
+        EXPECT_EQ(got.samples[i].features.rows, want[i].features.rows) << i;
+        EXPECT_EQ(got.samples[i].features.values, want[i].features.values) << i;
+        EXPECT_EQ(got.samples[i].workload_key, want[i].workload_key) << i;
+        EXPECT_EQ(got.samples[i].run_secs, want[i].run_secs) << i;
+      }
+    }
+  }
+  EXPECT_EQ(LoadMeasuredFeatures(db, kCpu, 2, w_relu).samples.size(), 1u);
+  EXPECT_THROW(LoadMeasuredFeatures(db, kCpu, 1, std::nullopt, {}, 0), std::invalid_argument);
+}
+
 // A record stored under a longer spelling of the same target (one written
 // before targets were canonical, search/target_lookup.h) trains too.
 TEST(MeasuredSamples, EveryStoredSpellingOfTheTargetCounts) {
