@@ -311,14 +311,11 @@ std::vector<char> TrainingSubset(const std::vector<FeatureSample>& data, int64_t
   for (size_t i = 0; i < data.size(); ++i) {
     if (data[i].features.rows == 0) continue;
     by_workload[data[i].workload_key].push_back(i);
+    used[i] = 1;
     ++total;
   }
-  if (cap <= 0 || total <= cap) {
-    for (const auto& [key, idx] : by_workload) {
-      for (size_t i : idx) used[i] = 1;
-    }
-    return used;
-  }
+  if (cap <= 0 || total <= cap) return used;
+  std::fill(used.begin(), used.end(), 0);
   // Equal shares, the smallest workloads first so that what they leave
   // goes to the larger ones (ties in key order: deterministic).
   std::vector<std::pair<size_t, std::string>> sizes;

@@ -1,13 +1,13 @@
 #include "search/measured_samples.h"
 
 #include <algorithm>
+#include <iterator>
 #include <limits>
 #include <map>
 #include <set>
 #include <stdexcept>
 
 #include "codegen/target_features.h"
-#include "cost_model/feature_extractor.h"
 #include "ir/schedule/schedule.h"
 #include "ir/schedule/trace.h"
 #include "ir/text/parser.h"
@@ -91,23 +91,6 @@ std::optional<ir::PrimFunc> Replay(const Workload& w, const std::string& trace_j
 
 }  // namespace
 
-MeasuredSamples LoadMeasuredSamples(const database::Database& db, const std::string& target,
-                                    std::optional<database::WorkloadId> only) {
-  const Stored stored = CollectRecords(db, target, only);
-  MeasuredSamples out;
-  for (const StoredRecord& r : stored.records) {
-    const Workload& w = stored.workloads.at(r.workload);
-    std::string error;
-    if (std::optional<ir::PrimFunc> f = Replay(w, r.trace_json, &error)) {
-      out.samples.push_back({*f, w.key, r.run_secs});
-      out.workload_ids.push_back(r.workload);
-    } else if (out.unreplayable++ == 0) {
-      out.first_error = error;
-    }
-  }
-  return out;
-}
-
 MeasuredFeatures LoadMeasuredFeatures(const database::Database& db, const std::string& target,
                                       int threads, std::optional<database::WorkloadId> only,
                                       const cost_model::FeatureOptions& options, int chunk) {
@@ -123,23 +106,20 @@ MeasuredFeatures LoadMeasuredFeatures(const database::Database& db, const std::s
       funcs[static_cast<size_t>(i)] =
           Replay(stored.workloads.at(r.workload), r.trace_json, &errors[static_cast<size_t>(i)]);
     });
-    std::vector<ir::PrimFunc> replayed;
-    std::vector<size_t> from;  // index into the chunk of each replayed program
+    std::vector<cost_model::Sample> replayed;
     for (size_t i = 0; i < n; ++i) {
+      const StoredRecord& r = stored.records[begin + i];
       if (funcs[i]) {
-        replayed.push_back(std::move(*funcs[i]));
-        from.push_back(i);
+        replayed.push_back({std::move(*funcs[i]), stored.workloads.at(r.workload).key, r.run_secs});
+        out.workload_ids.push_back(r.workload);
       } else if (out.unreplayable++ == 0) {
         out.first_error = errors[i];
       }
     }
-    std::vector<cost_model::FeatureRows> rows =
-        cost_model::ExtractFeaturesBatch(replayed, threads, options);
-    for (size_t k = 0; k < rows.size(); ++k) {
-      const StoredRecord& r = stored.records[begin + from[k]];
-      out.samples.push_back({std::move(rows[k]), stored.workloads.at(r.workload).key, r.run_secs});
-      out.workload_ids.push_back(r.workload);
-    }
+    std::vector<cost_model::FeatureSample> features =
+        cost_model::ToFeatureSamples(replayed, threads, options);
+    out.samples.insert(out.samples.end(), std::make_move_iterator(features.begin()),
+                       std::make_move_iterator(features.end()));
   }
   return out;
 }

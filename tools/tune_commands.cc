@@ -72,6 +72,8 @@ std::unique_ptr<cost_model::CostModel> MakeCostModel(const TuneCliOptions& o, in
   if (o.cost_model == "random") return std::make_unique<cost_model::RandomModel>(o.seed);
   if (o.cost_model != "xgb")
     throw std::invalid_argument("unknown cost model '" + o.cost_model + "'");
+  cost_model::XGBModelConfig config;
+  config.nthread = threads;
   std::vector<cost_model::FeatureSample> samples;
   std::string sources;
   for (const std::string& path : o.prior_dbs) {
@@ -80,7 +82,8 @@ std::unique_ptr<cost_model::CostModel> MakeCostModel(const TuneCliOptions& o, in
       throw std::invalid_argument("--prior-db " + path + " is the tuning database (--db) itself");
     }
     database::Database prior = database::Database::Open(path, database::Database::Mode::kReadOnly);
-    search::MeasuredFeatures loaded = search::LoadMeasuredFeatures(prior, target, threads);
+    search::MeasuredFeatures loaded =
+        search::LoadMeasuredFeatures(prior, target, threads, std::nullopt, config.features);
     if (loaded.samples.empty()) {
       throw std::invalid_argument("--prior-db " + path + " holds no replayable record of target '" +
                                   target + "' (`kiln db stats --db " + path +
@@ -96,8 +99,6 @@ std::unique_ptr<cost_model::CostModel> MakeCostModel(const TuneCliOptions& o, in
     samples.insert(samples.end(), std::make_move_iterator(loaded.samples.begin()),
                    std::make_move_iterator(loaded.samples.end()));
   }
-  cost_model::XGBModelConfig config;
-  config.nthread = threads;
   auto model = std::make_unique<cost_model::XGBModel>(config);
   search::MeasuredFeatures stored =
       search::LoadMeasuredFeatures(db, target, threads, std::nullopt, config.features);
