@@ -65,8 +65,8 @@ void AddModelFlags(CLI::App* cmd, ModelFlags* f) {
 
 struct Loaded {
   std::string target;
-  search::MeasuredFeatures measured;  // its samples moved out into `samples`
   std::vector<cost_model::FeatureSample> samples;
+  int64_t unreplayable = 0;  // records that no longer replay: skipped
 };
 
 Loaded Load(const std::string& db_path, const std::string& target_spec,
@@ -80,12 +80,13 @@ Loaded Load(const std::string& db_path, const std::string& target_spec,
     only = db.FindWorkload(ResolveWorkload(workload).func);
     if (!only) throw std::runtime_error("--workload " + workload + ": not in the database");
   }
-  l.measured = search::LoadMeasuredFeatures(db, l.target, threads, only);
-  l.samples = std::move(l.measured.samples);
-  if (l.measured.unreplayable > 0) {
-    std::cerr << "kiln: warning: " << l.measured.unreplayable
-              << " record(s) no longer replay and were skipped (first: "
-              << l.measured.first_error << ")\n";
+  search::MeasuredFeatures loaded = search::LoadMeasuredFeatures(db, l.target, threads, only);
+  l.samples = std::move(loaded.samples);
+  l.unreplayable = loaded.unreplayable;
+  if (l.unreplayable > 0) {
+    std::cerr << "kiln: warning: " << l.unreplayable
+              << " record(s) no longer replay and were skipped (first: " << loaded.first_error
+              << ")\n";
   }
   return l;
 }
@@ -121,7 +122,7 @@ void Train(const std::string& db, const std::string& target, const std::string& 
     std::cout << json{{"target", l.target},
                       {"records", l.samples.size()},
                       {"failed_records", CountFailed(l.samples)},
-                      {"unreplayable_records", l.measured.unreplayable},
+                      {"unreplayable_records", l.unreplayable},
                       {"workloads", workloads.size()},
                       {"programs", r.programs},
                       {"rows", r.rows},
@@ -230,7 +231,7 @@ void Eval(const std::string& db, const std::string& target, int folds, int top_k
     std::cout << json{{"target", l.target},
                       {"records", l.samples.size()},
                       {"failed_records", CountFailed(l.samples)},
-                      {"unreplayable_records", l.measured.unreplayable},
+                      {"unreplayable_records", l.unreplayable},
                       {"workloads", order.size()},
                       {"folds", fold_json},
                       {"per_workload", workload_json},
