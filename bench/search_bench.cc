@@ -15,10 +15,16 @@
 // of the benched workload itself are left out, so neither strategy starts
 // from its results; ReplayTrace has no model and gains nothing.
 //
+// --prior-model FILE: the xgb model starts from a model file (`kiln model
+// train -o`), as `kiln tune --prior-model` does. The file lists the
+// workloads it was trained on; the bench refuses a model that has seen one
+// of the benched workloads, which would then not be held out.
+//
 // usage: search_bench [TRIALS] [--workload W]... [--per-iter N] [--seed S]
-//                     [--prior-db DB]
+//                     [--prior-db DB] [--prior-model FILE]
 // Figures only: never asserted.
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -61,7 +67,8 @@ struct Outcome {
 
 Outcome TuneWith(search::StrategyKind kind, const std::string& cost_model, const ir::PrimFunc& f,
                  const ir::Target& target, int64_t trials, int per_iter, uint64_t seed, int threads,
-                 rpc::LocalRunner& runner, const std::vector<cost_model::FeatureSample>& prior) {
+                 rpc::LocalRunner& runner, const std::vector<cost_model::FeatureSample>& prior,
+                 const std::shared_ptr<const cost_model::XGBModel>& prior_model) {
   search::TuneContext ctx = search::MakeDefaultTuneContext(f, target, 1, threads);
   database::Database db = database::Database::InMemory();
   search::MeasureTask task{f, target, search::TimingConfig{}, seed};
@@ -72,6 +79,7 @@ Outcome TuneWith(search::StrategyKind kind, const std::string& cost_model, const
     cost_model::XGBModelConfig config;
     config.nthread = threads;
     auto xgb = std::make_unique<cost_model::XGBModel>(config);
+    if (kind == search::StrategyKind::kEvolutionary && prior_model) xgb->SetPrior(prior_model);
     if (kind == search::StrategyKind::kEvolutionary && !prior.empty()) {
       const std::string key = ir::StructuralHashHex(f);
       std::vector<cost_model::FeatureSample> others;
@@ -118,7 +126,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> workloads = {"GMM:3", "C2D:0", "SFM:0"};
   int per_iter = 16, threads = 2, repeat = 5;
   uint64_t seed = 1;
-  std::string cost_model = "xgb", prior_db;
+  std::string cost_model = "xgb", prior_db, prior_model_path;
   app.add_option("trials", trials, "Trials per strategy and workload")
       ->check(CLI::Range(1, 100000));
   app.add_option("--workload", workloads, "Workloads (suite names)");
@@ -133,6 +141,10 @@ int main(int argc, char** argv) {
   app.add_option("--prior-db", prior_db,
                  "A tuning database whose records of other workloads the xgb model learns from "
                  "before the first batch")
+      ->check(CLI::ExistingFile);
+  app.add_option("--prior-model", prior_model_path,
+                 "A cost model file, trained without the benched workloads, that the xgb model "
+                 "starts from")
       ->check(CLI::ExistingFile);
   CLI11_PARSE(app, argc, argv);
 
@@ -160,15 +172,39 @@ int main(int argc, char** argv) {
                   target.ToString().c_str(), prior_db.c_str(),
                   static_cast<long long>(stored.unreplayable));
     }
+    std::shared_ptr<const cost_model::XGBModel> prior_model;
+    if (!prior_model_path.empty()) {
+      if (cost_model != "xgb")
+        throw std::invalid_argument("--prior-model needs the xgb cost model");
+      cost_model::XGBModelConfig config;
+      config.nthread = threads;
+      auto m = std::make_shared<cost_model::XGBModel>(
+          cost_model::XGBModel::Load(prior_model_path, config));
+      const std::vector<std::string> seen = m->trained_workloads();
+      if (!m->trained() || seen.empty()) {
+        throw std::invalid_argument("--prior-model " + prior_model_path +
+                                    ": an untrained model, or one whose file does not list the "
+                                    "workloads it was trained on");
+      }
+      for (const std::string& w : workloads) {
+        if (std::find(seen.begin(), seen.end(), ir::StructuralHashHex(Workload(w))) != seen.end()) {
+          throw std::invalid_argument("--prior-model " + prior_model_path + " was trained on " + w +
+                                      "'s records: it would not be held out");
+        }
+      }
+      std::printf("prior model: %s, trained on %zu program(s) of %zu workload(s), none benched\n",
+                  prior_model_path.c_str(), static_cast<size_t>(m->last_train_size()), seen.size());
+      prior_model = std::move(m);
+    }
     double log_sum = 0;
     int n = 0;
     for (const std::string& w : workloads) {
       const ir::PrimFunc f = Workload(w);
       const double flops = ir::EstimateFlops(f);
       Outcome rep = TuneWith(search::StrategyKind::kReplay, cost_model, f, target, trials, per_iter,
-                             seed, threads, runner, prior);
+                             seed, threads, runner, prior, prior_model);
       Outcome evo = TuneWith(search::StrategyKind::kEvolutionary, cost_model, f, target, trials,
-                             per_iter, seed, threads, runner, prior);
+                             per_iter, seed, threads, runner, prior, prior_model);
       std::printf(
           "%-6s replay: %lld measured in %.0f s (search %.1f ms/trial); evolutionary: "
           "%lld measured in %.0f s (search %.1f ms/trial)\n",

@@ -152,7 +152,7 @@ std::vector<float> PredictRows(BoosterHandle b, const DMatrix& m, int begin, int
   return std::vector<float>(out, out + rows);
 }
 
-std::vector<double> SumByProgram(const std::vector<float>& row_values,
+std::vector<double> SumByProgram(const std::vector<double>& row_values,
                                  const std::vector<int64_t>& program_of_row, int64_t programs) {
   std::vector<double> s(static_cast<size_t>(programs), 0.0);
   for (size_t r = 0; r < program_of_row.size(); ++r) {
@@ -211,16 +211,20 @@ BoosterHandle NewBooster(const XGBModelConfig& c, DMatrixHandle train) {
 
 // Boosts with the pack-sum objective for up to max_rounds rounds. With a
 // validation set, stops once `patience` rounds brought no lower RMSE of its
-// summed predictions and keeps the best prefix of trees. Returns the booster.
+// summed predictions and keeps the best prefix of trees. Each row starts
+// from its base output (a prior model's; none: 0). Returns the booster.
 BoosterHandle Boost(const XGBModelConfig& c, const Packed& train, const Packed* valid,
-                    int max_rounds, int patience, int* rounds_out, double* rmse_out) {
+                    int max_rounds, int patience, int* rounds_out, double* rmse_out,
+                    const std::vector<double>& train_base, const std::vector<double>& valid_base) {
   DMatrix dtrain(train.values, train.rows(), 1);
   std::unique_ptr<DMatrix> dvalid;
   if (valid != nullptr) dvalid = std::make_unique<DMatrix>(valid->values, valid->rows(), 1);
   BoosterHandle b = NewBooster(c, dtrain.get());
   try {
-    std::vector<double> row_pred(static_cast<size_t>(train.rows()), 0.0);
-    std::vector<double> valid_row_pred(valid ? static_cast<size_t>(valid->rows()) : 0, 0.0);
+    std::vector<double> row_pred = train_base;
+    row_pred.resize(static_cast<size_t>(train.rows()), 0.0);
+    std::vector<double> valid_row_pred = valid ? valid_base : std::vector<double>{};
+    valid_row_pred.resize(valid ? static_cast<size_t>(valid->rows()) : 0, 0.0);
     std::vector<float> grad(row_pred.size()), hess(row_pred.size());
     int best_round = 0;
     double best = std::numeric_limits<double>::infinity();
@@ -367,6 +371,41 @@ XGBModel& XGBModel::operator=(XGBModel&&) noexcept = default;
 
 bool XGBModel::trained() const { return booster_ != nullptr; }
 
+std::vector<std::string> XGBModel::trained_workloads() const {
+  if (!trained()) return {};
+  if (per_workload_at_train_.empty()) return loaded_workloads_;
+  std::vector<std::string> keys;
+  for (const auto& [key, n] : per_workload_at_train_) keys.push_back(key);
+  return keys;
+}
+
+void XGBModel::SetPrior(std::shared_ptr<const XGBModel> prior) {
+  if (prior == nullptr || !prior->trained()) {
+    throw std::invalid_argument("XGBModel: a prior must be a trained model");
+  }
+  if (prior->config_.objective != config_.objective) {
+    throw std::invalid_argument("XGBModel: the prior was trained with objective '" +
+                                prior->config_.objective + "', this model uses '" +
+                                config_.objective + "'");
+  }
+  for (const XGBModel* p = prior.get(); p != nullptr; p = p->prior_.get()) {
+    if (p == this) throw std::invalid_argument("XGBModel: a model cannot be its own prior");
+  }
+  prior_ = std::move(prior);
+  if (trained()) Train();
+}
+
+std::vector<double> XGBModel::RowOutputs(const std::vector<float>& values, int64_t rows) const {
+  std::vector<double> out = prior_ ? prior_->RowOutputs(values, rows)
+                                   : std::vector<double>(static_cast<size_t>(rows), 0.0);
+  if (trained() && rows > 0) {
+    DMatrix m(values, rows, config_.nthread);
+    const std::vector<float> trees = PredictRows(booster_->h, m, 0, 0, rows);
+    for (size_t r = 0; r < out.size(); ++r) out[r] += trees[r];
+  }
+  return out;
+}
+
 std::vector<FeatureSample> ToFeatureSamples(const std::vector<Sample>& samples, int num_threads,
                                             const FeatureOptions& options) {
   std::vector<ir::PrimFunc> funcs;
@@ -449,18 +488,25 @@ TrainingReport XGBModel::Train() {
   int rounds = 0;
   double rmse = 0;
   BoosterHandle h = nullptr;
+  // Where the prior leaves each row; the trees boost from there.
+  auto base = [&](const Packed& p) {
+    return prior_ ? prior_->RowOutputs(p.values, p.rows()) : std::vector<double>{};
+  };
+  const std::vector<double> all_base = base(all);
   if (valid.programs() >= config_.min_validation_programs && train.programs() > 0) {
-    BoosterHandle probe = Boost(config_, train, &valid, config_.max_rounds,
-                                config_.early_stopping_rounds, &rounds, &rmse);
+    BoosterHandle probe =
+        Boost(config_, train, &valid, config_.max_rounds, config_.early_stopping_rounds, &rounds,
+              &rmse, base(train), base(valid));
     XGBoosterFree(probe);
     rounds = std::max(rounds, 1);
     int refit_rounds = 0;
     double unused = 0;
-    h = Boost(config_, all, nullptr, rounds, 0, &refit_rounds, &unused);
+    h = Boost(config_, all, nullptr, rounds, 0, &refit_rounds, &unused, all_base, {});
     report.validation_programs = valid.programs();
   } else {
     // Too little data to hold some out: TVM's rule (stop on the training set).
-    h = Boost(config_, all, &all, config_.max_rounds, config_.early_stopping_rounds, &rounds, &rmse);
+    h = Boost(config_, all, &all, config_.max_rounds, config_.early_stopping_rounds, &rounds, &rmse,
+              all_base, all_base);
   }
   if (XGBoosterSetParam(h, "nthread", std::to_string(config_.nthread).c_str()) != 0) {
     XGBoosterFree(h);
@@ -481,7 +527,7 @@ std::vector<double> XGBModel::Predict(const std::vector<ir::PrimFunc>& scheduled
 
 std::vector<double> XGBModel::PredictFeatures(const std::vector<FeatureRows>& programs) const {
   std::vector<double> scores(programs.size(), 0.0);
-  if (!trained()) {
+  if (!informative()) {
     for (size_t i = 0; i < programs.size(); ++i) scores[i] = HashScore(programs[i]);
     return scores;
   }
@@ -494,9 +540,8 @@ std::vector<double> XGBModel::PredictFeatures(const std::vector<FeatureRows>& pr
     p.Add(f, 0);
   }
   if (p.rows() == 0) return scores;
-  DMatrix m(p.values, p.rows(), config_.nthread);
-  const std::vector<float> out = PredictRows(booster_->h, m, 0, 0, p.rows());
-  std::vector<double> sums = SumByProgram(out, p.program_of_row, p.programs());
+  std::vector<double> sums =
+      SumByProgram(RowOutputs(p.values, p.rows()), p.program_of_row, p.programs());
   if (config_.objective == "rank") {
     for (double& v : sums) v = Sigmoid(v);
   }
@@ -504,6 +549,11 @@ std::vector<double> XGBModel::PredictFeatures(const std::vector<FeatureRows>& pr
 }
 
 void XGBModel::Save(const std::string& path) const {
+  if (prior_) {
+    throw CostModelError(
+        "a cost model that starts from a prior cannot be saved on its own (its "
+        "trees predict only corrections to the prior)");
+  }
   const char* buf = nullptr;
   bst_ulong len = 0;
   if (trained()) {
@@ -517,6 +567,7 @@ void XGBModel::Save(const std::string& path) const {
       {"training_size", last_train_size_},
       {"rounds", trained() ? booster_->rounds : 0},
       {"objective", config_.objective},
+      {"workloads", trained_workloads()},
       {"booster_bytes", static_cast<uint64_t>(len)},
       {"booster_fnv1a64", Hex(Fnv1a(buf, static_cast<size_t>(len)))},
   };
@@ -581,6 +632,8 @@ XGBModel XGBModel::Load(const std::string& path, XGBModelConfig config) {
     }
     XGBModel m(std::move(config));
     m.last_train_size_ = h.at("training_size").get<int64_t>();
+    // Files written before the field was added do not say.
+    m.loaded_workloads_ = h.value("workloads", std::vector<std::string>{});
     if (len > 0) {
       BoosterHandle b = nullptr;
       Check(XGBoosterCreate(nullptr, 0, &b), "XGBoosterCreate");

@@ -33,7 +33,13 @@
 //    the target) still retrains as the workload being tuned gains records,
 //    where a growth of all the data would wait for hundreds of them;
 //  - until trained, predictions are a deterministic hash of the features
-//    (TVM draws uniform random numbers).
+//    (TVM draws uniform random numbers);
+//  - a model may start from a prior: another model, trained elsewhere on
+//    other workloads (`kiln model train`, `kiln tune --prior-model`). Its
+//    outputs are each row's starting point, so the model predicts with the
+//    prior alone before it trains and then boosts only what its own data
+//    says the prior got wrong (TVM has no warm start: every run begins
+//    blind).
 #pragma once
 
 #include <cstdint>
@@ -140,7 +146,7 @@ class XGBModel final : public CostModel {
   void Update(const std::vector<Sample>& samples) override;
   std::vector<double> Predict(const std::vector<ir::PrimFunc>& scheduled) override;
   std::string Name() const override { return "xgb"; }
-  bool informative() const override { return trained(); }
+  bool informative() const override { return trained() || prior_ != nullptr; }
 
   // The same on features already extracted.
   void UpdateFeatures(const std::vector<FeatureSample>& samples);
@@ -151,18 +157,34 @@ class XGBModel final : public CostModel {
   TrainingReport Train();
 
   bool trained() const;
+
+  // Starts from `prior` (see the top of this file): from now on each row's
+  // output is the prior's plus this model's trees, and training fits those
+  // trees to what the prior leaves of the labels. The prior must be trained
+  // with the same objective; throws std::invalid_argument otherwise. A
+  // model that has trained already is retrained on its data at once, so
+  // that its trees and its prior agree.
+  void SetPrior(std::shared_ptr<const XGBModel> prior);
+  const XGBModel* prior() const { return prior_.get(); }
   int64_t data_size() const { return static_cast<int64_t>(data_.size()); }
   // data_size() at the last training (or recorded in the loaded file).
   int64_t last_train_size() const { return last_train_size_; }
   const TrainingReport& last_training() const { return last_report_; }
+  // The workload keys of the programs the booster was trained on (from the
+  // file, for a loaded model): a bench that starts from a prior checks that
+  // it holds its workloads out.
+  std::vector<std::string> trained_workloads() const;
   const XGBModelConfig& config() const { return config_; }
 
   // A versioned file: one JSON header line (format "kiln-xgb-model",
-  // version, feature count, training-data size, booster size and checksum)
+  // version, feature count, training-data size, the trained workloads' keys,
+  // booster size and checksum)
   // followed by the booster in XGBoost's own UBJSON format. Training data is
   // not stored: it lives in the tuning database. Save throws CostModelError
-  // when the file cannot be written; Load when the file is missing, not this
-  // format, of another version or feature count, truncated or corrupt.
+  // when the file cannot be written, or for a model with a prior (its trees
+  // alone would predict only corrections); Load when the file is missing,
+  // not this format, of another version or feature count, truncated or
+  // corrupt.
   void Save(const std::string& path) const;
   static XGBModel Load(const std::string& path, XGBModelConfig config = {});
 
@@ -171,11 +193,17 @@ class XGBModel final : public CostModel {
   XGBModelConfig config_;
   std::vector<FeatureSample> data_;
   std::unique_ptr<Booster> booster_;
+  std::shared_ptr<const XGBModel> prior_;
   int64_t last_train_size_ = 0;
   // Programs held per workload key, now and at the last training.
   std::map<std::string, int64_t> per_workload_;
   std::map<std::string, int64_t> per_workload_at_train_;
+  std::vector<std::string> loaded_workloads_;  // a loaded model's trained workloads
   TrainingReport last_report_;
+
+  // Each row's output: the prior's (if any) plus this model's trees (if
+  // trained).
+  std::vector<double> RowOutputs(const std::vector<float>& values, int64_t rows) const;
 };
 
 }  // namespace kiln::cost_model

@@ -35,6 +35,9 @@ struct TuneCliOptions {
   // --prior-db FILE, repeatable: databases the xgb model also learns from
   // before the first batch (read only; their records never count as tuned).
   std::vector<std::string> prior_dbs;
+  // --prior-model FILE: a model file (`kiln model train -o`) the xgb model
+  // starts from (XGBModel::SetPrior); empty: none.
+  std::string prior_model;
   bool as_json = false;
   bool verbose = false;
   bool no_final_remeasure = false;  // TuneOptions::final_remeasure_top = 0
@@ -71,8 +74,9 @@ extern const std::vector<std::string> kCostModels;
 // The model that ranks candidates (see tune_commands.cc); *seeded says it
 // already learned from the database. Null for --strategy replay, which ranks
 // nothing (training XGBoost there would only cost time). Throws
-// std::invalid_argument for --prior-db with a model that cannot learn from
-// it, or a prior database that holds no record of the target.
+// std::invalid_argument for --prior-db or --prior-model with a model that
+// cannot learn from them, or a prior database that holds no record of the
+// target; cost_model::CostModelError for a model file that cannot be used.
 std::unique_ptr<cost_model::CostModel> MakeCostModel(const TuneCliOptions& o, int threads,
                                                      const database::Database& db,
                                                      const std::string& target, bool* seeded);

@@ -46,7 +46,6 @@ namespace kiln::tools {
 // The cost models `--cost-model` accepts, for the help text and the check.
 const std::vector<std::string> kCostModels = {"xgb", "random"};
 
-
 // The model that ranks candidates for the evolutionary search. The XGBoost
 // model learns, before the first batch, from every record the database holds
 // for this target, whatever the workload (search/measured_samples.h), so a
@@ -55,6 +54,8 @@ const std::vector<std::string> kCostModels = {"xgb", "random"};
 // databases of the target (a team's shared database, another job's): on
 // C2D:0 a model that first learned from the other ResNet-50 layers avoided
 // most of the runs that stay in a poor basin (docs/ARCHITECTURE.md §8).
+// --prior-model starts the model from a model file trained on such records
+// instead: nothing to replay, and retraining fits only the run's records.
 // *seeded says whether that was done, so that Tune does not feed the same
 // records again.
 std::unique_ptr<cost_model::CostModel> MakeCostModel(const TuneCliOptions& o, int threads,
@@ -62,8 +63,9 @@ std::unique_ptr<cost_model::CostModel> MakeCostModel(const TuneCliOptions& o, in
                                                      const std::string& target, bool* seeded) {
   *seeded = false;
   const bool learns = o.strategy == "evolutionary" && o.cost_model == "xgb";
-  if (!o.prior_dbs.empty() && !learns) {
-    throw std::invalid_argument("--prior-db trains the xgb model of the evolutionary search; " +
+  if ((!o.prior_dbs.empty() || !o.prior_model.empty()) && !learns) {
+    throw std::invalid_argument(std::string(o.prior_dbs.empty() ? "--prior-model" : "--prior-db") +
+                                " trains the xgb model of the evolutionary search; " +
                                 (o.strategy != "evolutionary"
                                      ? "--strategy " + o.strategy + " ranks nothing"
                                      : "--cost-model " + o.cost_model + " learns nothing"));
@@ -100,6 +102,16 @@ std::unique_ptr<cost_model::CostModel> MakeCostModel(const TuneCliOptions& o, in
                    std::make_move_iterator(loaded.samples.end()));
   }
   auto model = std::make_unique<cost_model::XGBModel>(config);
+  if (!o.prior_model.empty()) {
+    auto prior =
+        std::make_shared<cost_model::XGBModel>(cost_model::XGBModel::Load(o.prior_model, config));
+    if (!prior->trained()) {
+      throw std::invalid_argument("--prior-model " + o.prior_model +
+                                  " holds an untrained model: it would predict nothing");
+    }
+    model->SetPrior(std::move(prior));
+    sources += ", starting from the model " + o.prior_model;
+  }
   search::MeasuredFeatures stored =
       search::LoadMeasuredFeatures(db, target, threads, std::nullopt, config.features);
   if (stored.unreplayable > 0) {
@@ -109,10 +121,13 @@ std::unique_ptr<cost_model::CostModel> MakeCostModel(const TuneCliOptions& o, in
   const size_t own = stored.samples.size();
   samples.insert(samples.end(), std::make_move_iterator(stored.samples.begin()),
                  std::make_move_iterator(stored.samples.end()));
-  if (!samples.empty()) {
+  if (!samples.empty() || model->prior() != nullptr) {
     model->UpdateFeatures(samples);
     spdlog::info("tune: the xgb model learned from {} stored record(s) of '{}'{} ({})", own, target,
-                 sources, model->trained() ? "trained" : "too few to train");
+                 sources,
+                 model->trained()            ? "trained"
+                 : model->prior() != nullptr ? "the prior predicts until there are enough to train"
+                                             : "too few to train");
   }
   *seeded = true;
   return model;
@@ -351,6 +366,10 @@ void RegisterTuneCommands(CLI::App& app, int* exit_code) {
   cmd->add_option("--prior-db", o->prior_dbs,
                   "Another tuning database whose records of the target the xgb model learns from "
                   "before the first batch (read only; repeatable)")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--prior-model", o->prior_model,
+                  "A cost model file (`kiln model train -o`) the xgb model starts from: it ranks "
+                  "the first batches, and the run's records then train corrections to it")
       ->check(CLI::ExistingFile);
   cmd->add_flag("--build-only", o->build_only,
                 "Sample --trials-per-iter candidates and build them for the target without "

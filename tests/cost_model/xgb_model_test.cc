@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <fstream>
 #include <limits>
+#include <memory>
 #include <random>
 #include <string>
 
@@ -264,6 +265,7 @@ TEST(XGBModel, SaveLoadGivesIdenticalPredictions) {
   ASSERT_TRUE(loaded.trained());
   EXPECT_EQ(loaded.last_train_size(), 200);
   EXPECT_EQ(loaded.PredictFeatures(test), m.PredictFeatures(test));
+  EXPECT_EQ(loaded.trained_workloads(), (std::vector<std::string>{"big", "small"}));
   // A loaded model retrains only once the data it is given outgrows the
   // training size it recorded by 20%.
   loaded.UpdateFeatures(MakeSamples(rng, 200));
@@ -305,6 +307,97 @@ TEST(XGBModel, RankObjectiveRanksAndRoundTrips) {
   XGBModelConfig bad;
   bad.objective = "listwise";
   EXPECT_THROW(XGBModel{bad}, std::invalid_argument);
+}
+
+// A model that starts from a prior predicts with it until it trains, then
+// learns what the prior misses: workload "b" is faster where feature 4 is
+// large, which the prior (trained on "a", where feature 4 is noise) ignores.
+// One-row programs, so that the row count does not decide the order.
+struct PriorCase {
+  std::vector<FeatureSample> a, b;
+  std::vector<FeatureRows> test;
+  std::vector<double> speed;  // of the test programs on "b"
+};
+
+PriorCase MakePriorCase(uint64_t seed, int n_b) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<float> u(0.0f, 1.0f);
+  auto program = [&] {
+    FeatureRows f;
+    f.rows = 1;
+    f.values.assign(kNumFeatures, 0.0f);
+    for (int k = 0; k < 6; ++k) f.values[static_cast<size_t>(k)] = u(rng);
+    return f;
+  };
+  auto speed_b = [](const FeatureRows& f) { return RowSpeed(f.values.data()) + 3.0 * f.values[4]; };
+  PriorCase c;
+  for (int i = 0; i < 400; ++i) {
+    FeatureRows f = program();
+    const double cost = 1.0 / RowSpeed(f.values.data());
+    c.a.push_back({std::move(f), "a", cost});
+  }
+  for (int i = 0; i < n_b; ++i) {
+    FeatureRows f = program();
+    const double cost = 1.0 / speed_b(f);
+    c.b.push_back({std::move(f), "b", cost});
+  }
+  for (int i = 0; i < 300; ++i) {
+    c.test.push_back(program());
+    c.speed.push_back(speed_b(c.test.back()));
+  }
+  return c;
+}
+
+// With 30 programs of "b" (seeds 11-15 alike): the prior alone ranks held-out
+// programs at Spearman 0.73-0.80, the prior and the 30 at 0.96-0.98, the 30
+// alone at 0.66-0.82.
+TEST(XGBModel, StartsFromAPriorAndLearnsWhatItMisses) {
+  const PriorCase c = MakePriorCase(11, 30);
+  auto prior = std::make_shared<XGBModel>(FastConfig());
+  prior->UpdateFeatures(c.a);
+  ASSERT_TRUE(prior->trained());
+
+  XGBModel m(FastConfig());
+  EXPECT_FALSE(m.informative());
+  m.SetPrior(prior);
+  EXPECT_TRUE(m.informative());
+  EXPECT_FALSE(m.trained());
+  EXPECT_EQ(m.PredictFeatures(c.test), prior->PredictFeatures(c.test));
+  const double rho_prior = SpearmanCorrelation(m.PredictFeatures(c.test), c.speed);
+  m.UpdateFeatures(c.b);
+  ASSERT_TRUE(m.trained());
+  const double rho_with = SpearmanCorrelation(m.PredictFeatures(c.test), c.speed);
+  XGBModel scratch(FastConfig());
+  scratch.UpdateFeatures(c.b);
+  const double rho_scratch = SpearmanCorrelation(scratch.PredictFeatures(c.test), c.speed);
+  std::printf(
+      "held-out Spearman on b: prior alone %.3f, prior + 30 of b %.3f, 30 of b alone %.3f\n",
+      rho_prior, rho_with, rho_scratch);
+  EXPECT_GT(rho_with, rho_prior + 0.1);
+  EXPECT_GT(rho_with, rho_scratch + 0.1);
+  EXPECT_EQ(m.trained_workloads(), std::vector<std::string>{"b"});
+  EXPECT_EQ(prior->trained_workloads(), std::vector<std::string>{"a"});
+
+  // The same at any thread count.
+  XGBModelConfig two = FastConfig();
+  two.nthread = 2;
+  XGBModel m2(two);
+  m2.SetPrior(prior);
+  m2.UpdateFeatures(c.b);
+  EXPECT_EQ(m2.PredictFeatures(c.test), m.PredictFeatures(c.test));
+  // A prior set after training retrains at once, to the same model.
+  XGBModel late(FastConfig());
+  late.UpdateFeatures(c.b);
+  late.SetPrior(prior);
+  EXPECT_EQ(late.PredictFeatures(c.test), m.PredictFeatures(c.test));
+
+  // Its trees alone predict corrections: it is not saved without the prior.
+  EXPECT_THROW(m.Save(TempPath("with_prior.model")), CostModelError);
+  EXPECT_THROW(m.SetPrior(std::make_shared<XGBModel>(FastConfig())), std::invalid_argument);
+  XGBModelConfig rank = FastConfig();
+  rank.objective = "rank";
+  EXPECT_THROW(XGBModel(rank).SetPrior(prior), std::invalid_argument);
+  EXPECT_THROW(prior->SetPrior(prior), std::invalid_argument);
 }
 
 std::string ReadAll(const std::string& path) {

@@ -285,6 +285,61 @@ TEST_F(TuneCli, PriorDatabaseTrainsTheModelAndIsOnlyRead) {
   for (const char* suffix : {"", "-wal", "-shm"}) fs::remove(prior + suffix);
 }
 
+// --prior-model: the model starts from a model file, so the first batch is
+// already ranked; a model that cannot learn, or a file that is no model, is
+// refused.
+TEST_F(TuneCli, PriorModelRanksTheFirstBatch) {
+  const std::string prior = db_ + ".prior";
+  const std::string model = db_ + ".model";
+  auto seed = RunKiln("tune --workload " + workload_.path() + " --trials 8 --trials-per-iter 4 " +
+                          "--strategy replay --db " + prior + kFast,
+                      /*with_stderr=*/false);
+  ASSERT_EQ(seed.code, 0) << seed.out;
+  auto train = RunKiln("model train --db " + prior + " --target 'llvm -num-cores=1' -o " + model);
+  ASSERT_EQ(train.code, 0) << train.out;
+  TempFile sfm(SmallText("SFM"));
+  auto r = RunKiln("tune --workload " + sfm.path() + " --trials 4 --trials-per-iter 4 --db " + db_ +
+                   " --prior-model " + model + " -v" + kFast);
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("learned from 0 stored record(s) of 'llvm -num-cores=1', starting from the "
+                       "model " +
+                       model + " (the prior predicts until there are enough to train)"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("round 0:"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("has not learned yet"), std::string::npos) << r.out;
+  // Without it the same run's first batch is random.
+  auto blind = RunKiln("tune --workload " + sfm.path() + " --trials 4 --trials-per-iter 4 --db " +
+                       db_ + ".blind -v" + kFast);
+  ASSERT_EQ(blind.code, 0) << blind.out;
+  EXPECT_NE(blind.out.find("has not learned yet"), std::string::npos) << blind.out;
+
+  auto replay = RunKiln("tune --workload " + sfm.path() + " --trials 8 --strategy replay --db " +
+                        db_ + " --prior-model " + model + kFast);
+  EXPECT_EQ(replay.code, 1);
+  EXPECT_NE(replay.out.find("--prior-model trains the xgb model of the evolutionary search; "
+                            "--strategy replay ranks nothing"),
+            std::string::npos)
+      << replay.out;
+  auto random = RunKiln("tune --workload " + sfm.path() + " --trials 8 --cost-model random --db " +
+                        db_ + " --prior-model " + model + kFast);
+  EXPECT_EQ(random.code, 1);
+  EXPECT_NE(random.out.find("--cost-model random learns nothing"), std::string::npos) << random.out;
+  auto not_a_model = RunKiln("tune --workload " + sfm.path() + " --trials 8 --db " + db_ +
+                             " --prior-model " + prior + kFast);
+  EXPECT_EQ(not_a_model.code, 1);
+  EXPECT_NE(not_a_model.out.find("is not a usable Kiln cost model"), std::string::npos)
+      << not_a_model.out;
+  auto missing = RunKiln("tune --workload " + sfm.path() + " --trials 8 --db " + db_ +
+                         " --prior-model " + model + ".missing" + kFast);
+  EXPECT_NE(missing.code, 0);
+  EXPECT_NE(missing.out.find("--prior-model"), std::string::npos) << missing.out;
+  for (const std::string& f : {prior, db_ + ".blind"}) {
+    for (const char* suffix : {"", "-wal", "-shm"}) fs::remove(f + suffix);
+  }
+  fs::remove(model);
+}
+
 // Several workloads share one budget: --workload repeated, the same workload
 // twice is one task with the weights added, and a job file may name the
 // evolutionary strategy and leave the target to the command line.
