@@ -181,7 +181,7 @@ std::string CheckConfigFile(const std::string& path, std::optional<ConfigKind> k
 }
 
 std::string FindPreset(const std::string& name_or_path, const std::string& subdir,
-                       const std::vector<std::string>& config_dirs) {
+                       const std::vector<std::string>& config_dirs, const std::string& ext) {
   std::error_code ec;
   if (fs::is_regular_file(name_or_path, ec)) return name_or_path;
   const bool looks_like_path =
@@ -191,18 +191,20 @@ std::string FindPreset(const std::string& name_or_path, const std::string& subdi
   for (const std::string& dir : config_dirs) {
     const fs::path folder = fs::path(dir) / subdir;
     if (!looks_like_path) {
-      const fs::path candidate = folder / (name_or_path + ".json");
+      const fs::path candidate = folder / (name_or_path + ext);
       if (fs::is_regular_file(candidate, ec)) return candidate.string();
     }
     looked += (looked.empty() ? "" : ", ") + folder.string();
     if (fs::is_directory(folder, ec)) {
       for (const auto& entry : fs::directory_iterator(folder, ec)) {
-        if (entry.path().extension() == ".json") known.insert(entry.path().stem().string());
+        if (entry.path().extension() == ext) known.insert(entry.path().stem().string());
       }
     }
   }
-  std::string msg = "no " + (subdir == "targets" ? std::string("target") : subdir) + " preset '" +
-                    name_or_path + "'";
+  const std::string what = subdir == "targets"  ? "target preset"
+                           : subdir == "models" ? "model"
+                                                : subdir + " preset";
+  std::string msg = "no " + what + " '" + name_or_path + "'";
   msg += looks_like_path
              ? " (no such file)"
              : " (looked in " + (looked.empty() ? std::string("no folder") : looked) + ")";

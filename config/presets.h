@@ -37,9 +37,11 @@ v1::SearchPreset ParseSearchPreset(std::string_view text, ConfigFormat format,
 std::string CheckConfigFile(const std::string& path, std::optional<ConfigKind> kind);
 
 // A preset given on the command line: an existing file as it is, else NAME
-// looked up as DIR/<subdir>/NAME.json in each of `config_dirs` in order.
+// looked up as DIR/<subdir>/NAME<ext> in each of `config_dirs` in order
+// (".json" for presets, ".model" for the cost models of configs/models/).
 // Throws ConfigError listing where it looked and what presets exist.
 std::string FindPreset(const std::string& name_or_path, const std::string& subdir,
-                       const std::vector<std::string>& config_dirs);
+                       const std::vector<std::string>& config_dirs,
+                       const std::string& ext = ".json");
 
 }  // namespace kiln::config

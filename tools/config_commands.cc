@@ -41,6 +41,13 @@ std::vector<std::string> ConfigDirs() {
 }  // namespace
 
 void ApplyPresets(TuneCliOptions* o) {
+  if (!o->prior_model.empty()) {
+    try {
+      o->prior_model = config::FindPreset(o->prior_model, "models", ConfigDirs(), ".model");
+    } catch (const config::ConfigError& e) {
+      throw config::ConfigError(std::string("--prior-model: ") + e.what());
+    }
+  }
   if (!o->target_preset.empty()) {
     const std::string path = config::FindPreset(o->target_preset, "targets", ConfigDirs());
     const v1::TargetPreset p = config::LoadTargetPreset(path);

@@ -16,6 +16,7 @@
 #include "cost_model/metrics.h"
 #include "cost_model/xgb_model.h"
 #include "database/database.h"
+#include "ir/structural_hash.h"
 #include "search/measured_samples.h"
 #include "tools/command_guard.h"
 #include "tools/commands.h"
@@ -102,13 +103,28 @@ int64_t CountFailed(const std::vector<cost_model::FeatureSample>& s) {
 }
 
 void Train(const std::string& db, const std::string& target, const std::string& workload,
-           const std::string& output, const ModelFlags& flags, bool as_json) {
+           const std::vector<std::string>& excluded, const std::string& output,
+           const ModelFlags& flags, bool as_json) {
   const int threads = flags.threads;
   const auto t0 = std::chrono::steady_clock::now();
   Loaded l = Load(db, target, workload, threads);
+  // Left out by workload, so that the model can start a bench of those
+  // workloads (search_bench --prior-model) without having seen them.
+  size_t left_out = 0;
+  for (const std::string& w : excluded) {
+    const std::string key = ir::StructuralHashHex(ResolveWorkload(w).func);
+    const size_t before = l.samples.size();
+    std::erase_if(l.samples,
+                  [&](const cost_model::FeatureSample& s) { return s.workload_key == key; });
+    left_out += before - l.samples.size();
+    if (!as_json) {
+      std::cout << "left out " << before - l.samples.size() << " record(s) of " << w << "\n";
+    }
+  }
   if (l.samples.empty()) {
     throw std::runtime_error("--db " + db + ": no records for target '" + l.target + "'" +
-                             (workload.empty() ? "" : " and --workload " + workload));
+                             (workload.empty() ? "" : " and --workload " + workload) +
+                             (left_out == 0 ? "" : " left after --exclude-workload"));
   }
   cost_model::XGBModel model(flags.Config());
   model.UpdateFeatures(l.samples);
@@ -121,6 +137,7 @@ void Train(const std::string& db, const std::string& target, const std::string& 
   if (as_json) {
     std::cout << json{{"target", l.target},
                       {"records", l.samples.size()},
+                      {"excluded_records", left_out},
                       {"failed_records", CountFailed(l.samples)},
                       {"unreplayable_records", l.unreplayable},
                       {"workloads", workloads.size()},
@@ -256,6 +273,7 @@ void RegisterModelCommands(CLI::App& app, int* exit_code) {
 
   struct TrainArgs {
     std::string db, target, workload, output;
+    std::vector<std::string> excluded;
     ModelFlags flags;
     bool json = false;
   };
@@ -264,11 +282,14 @@ void RegisterModelCommands(CLI::App& app, int* exit_code) {
   train->add_option("--db", t->db, "Tuning database file")->required();
   train->add_option("--target", t->target, "Target string (or host)")->required();
   train->add_option("--workload", t->workload, "Only this workload (suite name or text file)");
+  train->add_option("--exclude-workload", t->excluded,
+                    "Leave this workload's records out (suite name or text file; repeatable)");
   train->add_option("-o,--output", t->output, "Model file to write")->required();
   AddModelFlags(train, &t->flags);
   train->add_flag("--json", t->json, "Print JSON");
   train->callback([=] {
-    Guard(exit_code, [&] { Train(t->db, t->target, t->workload, t->output, t->flags, t->json); });
+    Guard(exit_code,
+          [&] { Train(t->db, t->target, t->workload, t->excluded, t->output, t->flags, t->json); });
   });
 
   struct EvalArgs {

@@ -35,8 +35,9 @@ struct TuneCliOptions {
   // --prior-db FILE, repeatable: databases the xgb model also learns from
   // before the first batch (read only; their records never count as tuned).
   std::vector<std::string> prior_dbs;
-  // --prior-model FILE: a model file (`kiln model train -o`) the xgb model
-  // starts from (XGBModel::SetPrior); empty: none.
+  // --prior-model NAME|FILE: a model (configs/models/NAME.model, or a file
+  // of `kiln model train -o`) the xgb model starts from (XGBModel::
+  // SetPrior); empty: none. ApplyPresets turns a name into its file.
   std::string prior_model;
   bool as_json = false;
   bool verbose = false;
@@ -49,8 +50,9 @@ struct TuneCliOptions {
 };
 
 // Fills the options a --target-preset / --search-preset sets and the command
-// line does not, and marks them given (tools/config_commands.cc). Throws
-// config::ConfigError for a missing or invalid preset.
+// line does not, and marks them given; turns a --prior-model name into its
+// file (tools/config_commands.cc). Throws config::ConfigError for a missing
+// or invalid preset, or a model that is neither a file nor a known name.
 void ApplyPresets(TuneCliOptions* o);
 
 // --trials-per-iter as TuneOptions::trials_per_iter takes it: 64 for the

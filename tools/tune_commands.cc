@@ -368,9 +368,9 @@ void RegisterTuneCommands(CLI::App& app, int* exit_code) {
                   "before the first batch (read only; repeatable)")
       ->check(CLI::ExistingFile);
   cmd->add_option("--prior-model", o->prior_model,
-                  "A cost model file (`kiln model train -o`) the xgb model starts from: it ranks "
-                  "the first batches, and the run's records then train corrections to it")
-      ->check(CLI::ExistingFile);
+                  "A cost model the xgb model starts from: a name in configs/models/ (avx512) or "
+                  "a file of `kiln model train -o`. It ranks the first batches; the run's "
+                  "records then train corrections to it");
   cmd->add_flag("--build-only", o->build_only,
                 "Sample --trials-per-iter candidates and build them for the target without "
                 "measuring or storing (for cuda: CUDA C, NVRTC, PTX assembled for the arch)");

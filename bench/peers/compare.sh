@@ -19,6 +19,8 @@
 #               it no peak share is printed)
 #   WORK_DIR    where databases and logs go (default a fresh temp dir)
 #   SEED        search seed of both (default 1)
+#   KILN_ARGS   more flags for `kiln tune` (e.g. "--prior-model avx512": a cost
+#               model trained without GMM:3 and C2D:0, configs/models/README.md)
 # Both tools get every core (num-cores = nproc) and run one after the other,
 # never at once. Optional tooling: Kiln does not depend on TVM.
 set -euo pipefail
@@ -31,6 +33,7 @@ tvm_python="${TVM_PYTHON:-$root/../tvm-venv/bin/python}"
 kiln="${KILN:-$root/build/tools/kiln}"
 work="${WORK_DIR:-$(mktemp -d -t kiln-vs-tvm.XXXXXX)}"
 seed="${SEED:-1}"
+read -r -a kiln_args <<<"${KILN_ARGS:-}"
 cores="$(nproc)"
 if [[ ! -x "$tvm_python" ]]; then
   echo "compare: no TVM python at $tvm_python (set TVM_PYTHON; see tests/data/tvm/README.md)" >&2
@@ -42,7 +45,7 @@ if [[ ! -x "$kiln" ]]; then
 fi
 fma_peak="${FMA_PEAK:-$root/build/bench/fma_peak_bench}"
 mkdir -p "$work"
-echo "compare: $trials trials, seed $seed, $cores cores, work dir $work"
+echo "compare: $trials trials, seed $seed, $cores cores, work dir $work${KILN_ARGS:+, kiln tune $KILN_ARGS}"
 peak=0
 if [[ -x "$fma_peak" ]]; then
   "$fma_peak" --threads "$cores" --json >"$work/fma_peak.json"
@@ -53,7 +56,7 @@ status=0
 for w in "${workloads[@]}"; do
   tag="${w/:/_}"
   "$kiln" tune --workload "$w" --target host --trials "$trials" --seed "$seed" \
-    --db "$work/kiln_$tag.db" --json >"$work/kiln_$tag.json" 2>"$work/kiln_$tag.log"
+    --db "$work/kiln_$tag.db" --json "${kiln_args[@]}" >"$work/kiln_$tag.json" 2>"$work/kiln_$tag.log"
   "$tvm_python" "$root/bench/peers/tvm_metaschedule.py" --workload "$w" --trials "$trials" \
     --seed "$seed" --cores "$cores" --work-dir "$work/tvm_$tag" \
     >"$work/tvm_$tag.json" 2>"$work/tvm_$tag.log"

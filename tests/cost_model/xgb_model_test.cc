@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -12,6 +13,7 @@
 
 #include "cost_model/metrics.h"
 #include "ir/schedule/schedule.h"
+#include "ir/structural_hash.h"
 #include "ir/workloads/suite.h"
 
 namespace kiln::cost_model {
@@ -398,6 +400,30 @@ TEST(XGBModel, StartsFromAPriorAndLearnsWhatItMisses) {
   rank.objective = "rank";
   EXPECT_THROW(XGBModel(rank).SetPrior(prior), std::invalid_argument);
   EXPECT_THROW(prior->SetPrior(prior), std::invalid_argument);
+}
+
+// The model shipped in configs/models/ loads, lists what it was trained on,
+// and holds out the workloads of bench/search_bench (which checks the same).
+TEST(XGBModel, ShippedPriorLoadsAndHoldsOutTheBenchWorkloads) {
+  const std::string path = std::string(KILN_SOURCE_DIR) + "/configs/models/avx512.model";
+  const XGBModel m = XGBModel::Load(path);
+  ASSERT_TRUE(m.trained());
+  const std::vector<std::string> seen = m.trained_workloads();
+  EXPECT_EQ(seen.size(), 30u);
+  for (const auto& [family, config] : {std::pair{"GMM", 3}, {"C2D", 0}, {"SFM", 0}}) {
+    const std::string key = ir::StructuralHashHex(ir::MakeWorkload(family, config));
+    EXPECT_EQ(std::count(seen.begin(), seen.end(), key), 0) << family << ":" << config;
+  }
+  // It ranks: a vectorized matmul above the same matmul unvectorized.
+  std::vector<FeatureRows> rows;
+  for (bool vec : {false, true}) {
+    ir::Schedule sch(ir::Matmul(64, 64, 64));
+    std::vector<ir::LoopRV> loops = sch.GetLoops(sch.GetBlock("C"));
+    if (vec) sch.Vectorize(loops[1]);
+    rows.push_back(ExtractFeatures(sch.func()));
+  }
+  const std::vector<double> p = m.PredictFeatures(rows);
+  EXPECT_LT(p[0], p[1]);
 }
 
 std::string ReadAll(const std::string& path) {

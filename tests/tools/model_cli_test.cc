@@ -11,6 +11,8 @@
 #include "cost_model/xgb_model.h"
 #include "database/database.h"
 #include "ir/schedule/schedule.h"
+#include "ir/structural_hash.h"
+#include "ir/text/printer.h"
 #include "ir/workloads/suite.h"
 #include "tests/common/run_kiln.h"
 
@@ -91,6 +93,37 @@ TEST_F(ModelCli, TrainSavesALoadableModel) {
   auto text = RunKiln("model train --db " + db_ + " --target '" + kTarget + "' -o " + model_);
   ASSERT_EQ(text.code, 0) << text.out;
   EXPECT_NE(text.out.find("trained on 32 record(s) of 2 workload(s)"), std::string::npos) << text.out;
+}
+
+// --exclude-workload leaves a workload's records out, and the model file
+// lists the workloads it was trained on (what search_bench --prior-model
+// checks).
+TEST_F(ModelCli, TrainLeavesExcludedWorkloadsOut) {
+  const kiln::ir::PrimFunc kept = kiln::ir::Matmul(64, 64, 32);
+  const kiln::ir::PrimFunc left = kiln::ir::Matmul(32, 128, 64);
+  Fill({kept, left});
+  kiln::testing::TempFile left_text(kiln::ir::ToText(left));
+  auto r = RunKiln("model train --db " + db_ + " --target '" + kTarget + "' -o " + model_ +
+                       " --exclude-workload " + left_text.path() + " --json",
+                   /*with_stderr=*/false);
+  ASSERT_EQ(r.code, 0) << r.out;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["records"], 16);
+  EXPECT_EQ(j["excluded_records"], 16);
+  EXPECT_EQ(j["workloads"], 1);
+  const kiln::cost_model::XGBModel m = kiln::cost_model::XGBModel::Load(model_);
+  EXPECT_EQ(m.trained_workloads(), std::vector<std::string>{kiln::ir::StructuralHashHex(kept)});
+
+  kiln::testing::TempFile kept_text(kiln::ir::ToText(kept));
+  auto none = RunKiln("model train --db " + db_ + " --target '" + kTarget + "' -o " + model_ +
+                      ".none --exclude-workload " + left_text.path() + " --exclude-workload " +
+                      kept_text.path());
+  EXPECT_EQ(none.code, 1);
+  EXPECT_NE(none.out.find("no records for target '" + std::string(kTarget) +
+                          "' left after --exclude-workload"),
+            std::string::npos)
+      << none.out;
+  EXPECT_FALSE(fs::exists(model_ + ".none"));
 }
 
 TEST_F(ModelCli, EvalHoldsOutWholeWorkloads) {

@@ -332,9 +332,23 @@ TEST_F(TuneCli, PriorModelRanksTheFirstBatch) {
       << not_a_model.out;
   auto missing = RunKiln("tune --workload " + sfm.path() + " --trials 8 --db " + db_ +
                          " --prior-model " + model + ".missing" + kFast);
-  EXPECT_NE(missing.code, 0);
-  EXPECT_NE(missing.out.find("--prior-model"), std::string::npos) << missing.out;
-  for (const std::string& f : {prior, db_ + ".blind"}) {
+  EXPECT_EQ(missing.code, 1);
+  EXPECT_NE(missing.out.find("--prior-model: no model '" + model + ".missing' (no such file)"),
+            std::string::npos)
+      << missing.out;
+  // A name is a model of configs/models/.
+  auto shipped = RunKiln("tune --workload " + sfm.path() + " --trials 4 --trials-per-iter 4 --db " +
+                         db_ + ".shipped --prior-model avx512 -v" + kFast);
+  ASSERT_EQ(shipped.code, 0) << shipped.out;
+  EXPECT_NE(shipped.out.find("configs/models/avx512.model (the prior predicts"), std::string::npos)
+      << shipped.out;
+  auto unknown = RunKiln("tune --workload " + sfm.path() + " --trials 4 --db " + db_ +
+                         " --prior-model avx9000" + kFast);
+  EXPECT_EQ(unknown.code, 1);
+  EXPECT_NE(unknown.out.find("--prior-model: no model 'avx9000' (looked in "), std::string::npos)
+      << unknown.out;
+  EXPECT_NE(unknown.out.find("known: avx512"), std::string::npos) << unknown.out;
+  for (const std::string& f : {prior, db_ + ".blind", db_ + ".shipped"}) {
     for (const char* suffix : {"", "-wal", "-shm"}) fs::remove(f + suffix);
   }
   fs::remove(model);
