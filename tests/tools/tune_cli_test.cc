@@ -39,6 +39,13 @@ std::string SmallText(const std::string& name) {
 
 std::string SmallGmmText() { return SmallText("GMM"); }
 
+// `kiln ARGS` fails with exit code 1 and says `needle`.
+void ExpectRefused(const std::string& args, const std::string& needle) {
+  auto r = RunKiln(args);
+  EXPECT_EQ(r.code, 1) << args;
+  EXPECT_NE(r.out.find(needle), std::string::npos) << r.out;
+}
+
 class TuneCli : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -258,26 +265,15 @@ TEST_F(TuneCli, PriorDatabaseTrainsTheModelAndIsOnlyRead) {
   }
   EXPECT_EQ(fs::file_size(prior), prior_size);
 
-  auto replay = RunKiln("tune --workload " + sfm.path() + " --trials 8 --strategy replay --db " +
-                        db_ + " --prior-db " + prior + kFast);
-  EXPECT_EQ(replay.code, 1);
-  EXPECT_NE(replay.out.find("--strategy replay ranks nothing"), std::string::npos) << replay.out;
-  auto random = RunKiln("tune --workload " + sfm.path() + " --trials 8 --cost-model random --db " +
-                        db_ + " --prior-db " + prior + kFast);
-  EXPECT_EQ(random.code, 1);
-  EXPECT_NE(random.out.find("--cost-model random learns nothing"), std::string::npos) << random.out;
-  auto itself = RunKiln("tune --workload " + sfm.path() + " --trials 8 --db " + db_ +
-                        " --prior-db " + db_ + kFast);
-  EXPECT_EQ(itself.code, 1);
-  EXPECT_NE(itself.out.find("is the tuning database (--db) itself"), std::string::npos)
-      << itself.out;
-  auto other =
-      RunKiln("tune --workload " + sfm.path() + " --trials 8 --db " + db_ + " --prior-db " + prior +
-              " --number 1 --repeat 1 --min-repeat-ms 1 " + "--target 'llvm -num-cores=2'");
-  EXPECT_EQ(other.code, 1);
-  EXPECT_NE(other.out.find("holds no replayable record of target 'llvm -num-cores=2'"),
-            std::string::npos)
-      << other.out;
+  const std::string tune_sfm = "tune --workload " + sfm.path() + " --trials 8 --db " + db_;
+  ExpectRefused(tune_sfm + " --strategy replay --prior-db " + prior + kFast,
+                "--strategy replay ranks nothing");
+  ExpectRefused(tune_sfm + " --cost-model random --prior-db " + prior + kFast,
+                "--cost-model random learns nothing");
+  ExpectRefused(tune_sfm + " --prior-db " + db_ + kFast, "is the tuning database (--db) itself");
+  ExpectRefused(tune_sfm + " --prior-db " + prior +
+                    " --number 1 --repeat 1 --min-repeat-ms 1 --target 'llvm -num-cores=2'",
+                "holds no replayable record of target 'llvm -num-cores=2'");
   auto missing = RunKiln("tune --workload " + sfm.path() + " --trials 8 --db " + db_ +
                          " --prior-db " + prior + ".missing" + kFast);
   EXPECT_NE(missing.code, 0);
@@ -314,36 +310,22 @@ TEST_F(TuneCli, PriorModelRanksTheFirstBatch) {
   ASSERT_EQ(blind.code, 0) << blind.out;
   EXPECT_NE(blind.out.find("has not learned yet"), std::string::npos) << blind.out;
 
-  auto replay = RunKiln("tune --workload " + sfm.path() + " --trials 8 --strategy replay --db " +
-                        db_ + " --prior-model " + model + kFast);
-  EXPECT_EQ(replay.code, 1);
-  EXPECT_NE(replay.out.find("--prior-model trains the xgb model of the evolutionary search; "
-                            "--strategy replay ranks nothing"),
-            std::string::npos)
-      << replay.out;
-  auto random = RunKiln("tune --workload " + sfm.path() + " --trials 8 --cost-model random --db " +
-                        db_ + " --prior-model " + model + kFast);
-  EXPECT_EQ(random.code, 1);
-  EXPECT_NE(random.out.find("--cost-model random learns nothing"), std::string::npos) << random.out;
-  auto not_a_model = RunKiln("tune --workload " + sfm.path() + " --trials 8 --db " + db_ +
-                             " --prior-model " + prior + kFast);
-  EXPECT_EQ(not_a_model.code, 1);
-  EXPECT_NE(not_a_model.out.find("is not a usable Kiln cost model"), std::string::npos)
-      << not_a_model.out;
-  auto missing = RunKiln("tune --workload " + sfm.path() + " --trials 8 --db " + db_ +
-                         " --prior-model " + model + ".missing" + kFast);
-  EXPECT_EQ(missing.code, 1);
-  EXPECT_NE(missing.out.find("--prior-model: no model '" + model + ".missing' (no such file)"),
-            std::string::npos)
-      << missing.out;
+  const std::string tune_sfm = "tune --workload " + sfm.path() + " --trials 8 --db " + db_;
+  ExpectRefused(tune_sfm + " --strategy replay --prior-model " + model + kFast,
+                "--prior-model trains the xgb model of the evolutionary search; "
+                "--strategy replay ranks nothing");
+  ExpectRefused(tune_sfm + " --cost-model random --prior-model " + model + kFast,
+                "--cost-model random learns nothing");
+  ExpectRefused(tune_sfm + " --prior-model " + prior + kFast, "is not a usable Kiln cost model");
+  ExpectRefused(tune_sfm + " --prior-model " + model + ".missing" + kFast,
+                "--prior-model: no model '" + model + ".missing' (no such file)");
   // A name is a model of configs/models/.
   auto shipped = RunKiln("tune --workload " + sfm.path() + " --trials 4 --trials-per-iter 4 --db " +
                          db_ + ".shipped --prior-model avx512 -v" + kFast);
   ASSERT_EQ(shipped.code, 0) << shipped.out;
   EXPECT_NE(shipped.out.find("configs/models/avx512.model (the prior predicts"), std::string::npos)
       << shipped.out;
-  auto unknown = RunKiln("tune --workload " + sfm.path() + " --trials 4 --db " + db_ +
-                         " --prior-model avx9000" + kFast);
+  auto unknown = RunKiln(tune_sfm + " --prior-model avx9000" + kFast);
   EXPECT_EQ(unknown.code, 1);
   EXPECT_NE(unknown.out.find("--prior-model: no model 'avx9000' (looked in "), std::string::npos)
       << unknown.out;
