@@ -410,6 +410,11 @@ TEST(XGBModel, ShippedPriorLoadsAndHoldsOutTheBenchWorkloads) {
   ASSERT_TRUE(m.trained());
   const std::vector<std::string> seen = m.trained_workloads();
   EXPECT_EQ(seen.size(), 30u);
+  // Keys are the workloads' structural hashes: ResNet-50's 3x3 layer at 56x56
+  // is in, the benches' workloads are out.
+  const std::string r50_3x3 =
+      ir::StructuralHashHex(ir::MakeWorkloadWithParams("C2D", {1, 56, 56, 64, 64, 3, 1, 1}));
+  EXPECT_EQ(std::count(seen.begin(), seen.end(), r50_3x3), 1);
   for (const auto& [family, config] : {std::pair{"GMM", 3}, {"C2D", 0}, {"SFM", 0}}) {
     const std::string key = ir::StructuralHashHex(ir::MakeWorkload(family, config));
     EXPECT_EQ(std::count(seen.begin(), seen.end(), key), 0) << family << ":" << config;
