@@ -13,6 +13,7 @@
 #include "search/apply_trace.h"
 #include "search/measured_set.h"
 #include "search/space_generator.h"
+#include "search/structural_neighbors.h"
 #include "support/parallel_for.h"
 #include "support/split_mix.h"
 
@@ -54,6 +55,8 @@ void Validate(const EvolutionarySearchConfig& c) {
   }
   if (c.genetic_max_fail_count < 0) fail("genetic_max_fail_count must be >= 0");
   if (!(c.eps_greedy >= 0 && c.eps_greedy <= 1)) fail("eps_greedy must be in [0, 1]");
+  if (!(c.neighbor_share >= 0 && c.neighbor_share <= 1)) fail("neighbor_share must be in [0, 1]");
+  if (c.neighbor_incumbents < 0) fail("neighbor_incumbents must be >= 0");
   if (c.max_empty_rounds < 1) fail("max_empty_rounds must be at least 1");
   for (const WeightedMutator& m : c.mutators) {
     if (!m.mutator) fail("a mutator is null");
@@ -371,6 +374,36 @@ std::vector<Candidate> EvolutionarySearch::Evolve(int64_t round, std::vector<Can
   return best;
 }
 
+std::vector<Candidate> EvolutionarySearch::IncumbentNeighbors(
+    const std::vector<Candidate>& incumbents, int n, const std::unordered_set<uint64_t>& exists) {
+  std::vector<Candidate> out;
+  const size_t m = std::min(incumbents.size(), static_cast<size_t>(config_.neighbor_incumbents));
+  std::unordered_set<uint64_t> keep, taken;
+  for (size_t i = 0; i < m; ++i) keep.insert(incumbents[i].key);
+  std::erase_if(neighbor_cache_, [&](const auto& e) { return !keep.count(e.first); });
+  for (size_t i = 0; i < m && static_cast<int>(out.size()) < n; ++i) {
+    const Candidate& inc = incumbents[i];
+    auto it = neighbor_cache_.find(inc.key);
+    if (it == neighbor_cache_.end()) {
+      const std::vector<ir::Trace> traces = StructuralNeighbors(ctx_.workload, inc.trace);
+      std::vector<CandidatePtr> replayed(traces.size());
+      std::vector<FailureStats> fails(traces.size());
+      support::ParallelFor(static_cast<int>(traces.size()), ctx_.num_threads, [&](int j) {
+        // Every decision is recorded: the replay draws nothing, any seed will do.
+        replayed[j] = ReplayCached(traces[j], /*seed=*/1, inc.design_space, &fails[j]);
+      });
+      for (const FailureStats& f : fails) failures_.Merge(f);
+      it = neighbor_cache_.emplace(inc.key, std::move(replayed)).first;
+    }
+    for (const CandidatePtr& c : it->second) {
+      if (static_cast<int>(out.size()) >= n) break;
+      if (!c || exists.count(c->key) || !taken.insert(c->key).second) continue;
+      out.push_back(*c);
+    }
+  }
+  return out;
+}
+
 std::vector<Candidate> EvolutionarySearch::Round(int64_t round, int k) {
   stats_ = {};
   score_cache_.clear();
@@ -413,38 +446,55 @@ std::vector<Candidate> EvolutionarySearch::Round(int64_t round, int k) {
     bests = Evolve(round, std::move(population), k, exists);
   }
 
-  // ε-greedy: num_rands slots prefer random fresh samples, the rest the
-  // best scores; either falls back on the other. Unlike TVM, a pick that
-  // turns out measured does not use up its slot, and each slot is random
+  // ε-greedy: each slot is exploration with probability ε, and those slots
+  // prefer, a share of them structural neighbours of the best measured
+  // schedules, the rest random fresh samples; the other slots prefer the
+  // best scores. Each kind falls back on the others. Unlike TVM, a pick that
+  // turns out measured does not use up its slot, and each slot explores
   // with probability ε: TVM takes floor(k ε) slots, none at all in a batch
-  // of 16 with ε 0.05, so that small batches never explored.
+  // of 16 with ε 0.05, so that small batches never explored. Until the
+  // model has learned, every slot explores.
   ir::RandomEngine rng(SlotSeed(ctx_.seed, round, kStagePick, 0));
-  int num_rands = k;
-  if (informative) {
-    num_rands = 0;
-    for (int i = 0; i < k; ++i) num_rands += rng.SampleUniform() < config_.eps_greedy ? 1 : 0;
-  }
-  const int num_bests = k - num_rands;
+  int num_explore = 0;
+  for (int i = 0; i < k; ++i) num_explore += rng.SampleUniform() < config_.eps_greedy ? 1 : 0;
+  const int num_bests = informative ? k - num_explore : 0;
+  const int want_neighbors = static_cast<int>(std::ceil(num_explore * config_.neighbor_share));
+  // A few spare: a neighbour may also be among the best scores.
+  std::vector<Candidate> neighbors =
+      want_neighbors > 0 ? IncumbentNeighbors(measured, want_neighbors + num_bests, exists)
+                         : std::vector<Candidate>{};
   const std::vector<int64_t> rands = rng.SampleWithoutReplacement(
       static_cast<int64_t>(unmeasured.size()), static_cast<int64_t>(unmeasured.size()));
   std::vector<Candidate> out;
-  size_t ib = 0, ir = 0;
-  while (static_cast<int>(out.size()) < k) {
-    const bool want_best = static_cast<int>(out.size()) < num_bests;
-    const bool has_best = ib < bests.size(), has_rand = ir < rands.size();
-    const Candidate* c = nullptr;
-    bool from_best = false;
-    if ((want_best && has_best) || (!want_best && !has_rand && has_best)) {
-      c = &bests[ib++];
-      from_best = true;
-    } else if (has_rand) {
-      c = &unmeasured[rands[ir++]];
-    } else {
-      break;
+  size_t ib = 0, in = 0, ir = 0;
+  // Takes the next unmeasured candidate of one kind; false when it has none left.
+  auto take = [&](int kind) {
+    while (true) {
+      const Candidate* c = nullptr;
+      if (kind == 0 && ib < bests.size()) {
+        c = &bests[ib++];
+      } else if (kind == 1 && in < neighbors.size()) {
+        c = &neighbors[in++];
+      } else if (kind == 2 && ir < rands.size()) {
+        c = &unmeasured[rands[ir++]];
+      } else {
+        return false;
+      }
+      if (!exists.insert(c->key).second) continue;  // measured, or picked already
+      out.push_back(*c);
+      ++(kind == 0   ? stats_.picked_best
+         : kind == 1 ? stats_.picked_neighbor
+                     : stats_.picked_random);
+      return true;
     }
-    if (!exists.insert(c->key).second) continue;  // measured, or picked already
-    out.push_back(*c);
-    ++(from_best ? stats_.picked_best : stats_.picked_random);
+  };
+  while (static_cast<int>(out.size()) < num_bests && take(0)) {
+  }
+  while (stats_.picked_neighbor < want_neighbors && static_cast<int>(out.size()) < k && take(1)) {
+  }
+  for (int kind : {2, 0, 1}) {
+    while (static_cast<int>(out.size()) < k && take(kind)) {
+    }
   }
   for (Candidate& c : out) {
     c.trace_json = c.trace.AsJSONString();
@@ -453,13 +503,13 @@ std::vector<Candidate> EvolutionarySearch::Round(int64_t round, int k) {
   stats_.secs_total = Since(t_start);
   spdlog::info(
       "evolutionary search: round {}: {} from the database, {} sampled, {} distinct unmeasured "
-      "scored, mutations {}/{} ok; picked {} best + {} random{}; {:.3f} s (sampling {:.3f}, "
+      "scored, mutations {}/{} ok; picked {} best + {} neighbours + {} random{}; {:.3f} s "
+      "(sampling {:.3f}, "
       "evolving {:.3f}, predicting {:.3f})",
       round, stats_.from_database, stats_.sampled, stats_.pool, stats_.mutations_ok,
-      stats_.mutations_tried, stats_.picked_best, stats_.picked_random,
+      stats_.mutations_tried, stats_.picked_best, stats_.picked_neighbor, stats_.picked_random,
       informative ? "" : " (the cost model has not learned yet: random picks first)",
-      stats_.secs_total,
-      stats_.secs_sampling, stats_.secs_evolve, stats_.secs_predict);
+      stats_.secs_total, stats_.secs_sampling, stats_.secs_evolve, stats_.secs_predict);
   return out;
 }
 

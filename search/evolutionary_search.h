@@ -11,7 +11,9 @@
 //      (search/mutator.h) — a mutated trace must replay and pass the
 //      postprocessors — otherwise the parent itself, at most once per parent;
 //   3. the batch takes the best of the pool and, with probability
-//      eps_greedy per slot, random fresh samples.
+//      eps_greedy per slot, exploration: a share of those slots goes to
+//      structural neighbours of the best measured schedules
+//      (search/structural_neighbors.h), the rest to random fresh samples.
 //
 // Unlike TVM: the measured set is seeded from the database (a resumed run
 // never re-measures), and the whole batch is deterministic at any thread
@@ -51,6 +53,15 @@ struct EvolutionarySearchConfig {
   // the model's best picks sit in one basin of the space, and on C2D:0 the
   // better basins were found by the random picks.
   double eps_greedy = 0.2;
+  // Of the eps_greedy slots, this share (rounded up) measures structural
+  // neighbours of the best measured schedules (search/structural_neighbors.h:
+  // one compute location or categorical draw changed, the tiles kept), the
+  // rest random fresh samples. Kiln's own (docs/ARCHITECTURE.md §7): the
+  // model cannot rank a structure it has only seen with poor tiles.
+  double neighbor_share = 0.5;
+  // How many of the best measured schedules lend their neighbours, best
+  // first: the next one's when every neighbour of the best is measured.
+  int neighbor_incumbents = 4;
   // GenerateCandidates gives up (exhausted) after this many rounds in a row
   // without a new candidate (TVM's num_empty_iters_before_early_stop).
   int max_empty_rounds = 5;
@@ -67,6 +78,7 @@ struct EvolutionRoundStats {
   int mutations_ok = 0;    // replayed and passed the postprocs
   int picked_best = 0;
   int picked_random = 0;
+  int picked_neighbor = 0;        // structural neighbours of the best measured
   bool model_informative = true;  // false: the model had not learned; random picks first
   double secs_database = 0, secs_sampling = 0, secs_evolve = 0, secs_predict = 0, secs_total = 0;
 };
@@ -109,6 +121,11 @@ class EvolutionarySearch : public SearchStrategy {
   // candidate carries `design_space`. Null when the replay was rejected.
   CandidatePtr ReplayCached(const ir::Trace& trace, int64_t seed, int design_space,
                             FailureStats* failures);
+  // Up to `n` unmeasured structural neighbours (not in `exists`) of the
+  // best measured schedules `incumbents` (best first), in the order
+  // StructuralNeighbors gives, the best schedule's first.
+  std::vector<Candidate> IncumbentNeighbors(const std::vector<Candidate>& incumbents, int n,
+                                            const std::unordered_set<uint64_t>& exists);
   std::vector<Candidate> Round(int64_t round, int k);
 
   TuneContext ctx_;
@@ -132,6 +149,10 @@ class EvolutionarySearch : public SearchStrategy {
   };
   std::mutex replay_cache_mu_;
   std::unordered_map<std::string, ReplayOutcome> replay_cache_;
+  // The replayed structural neighbours of the current incumbents, by the
+  // incumbent's program key (entries of schedules no longer among the
+  // incumbents are dropped each round). Rejected neighbours are null.
+  std::unordered_map<uint64_t, std::vector<CandidatePtr>> neighbor_cache_;
   FailureStats failures_;
   EvolutionRoundStats stats_;
   int64_t round_ = 0;

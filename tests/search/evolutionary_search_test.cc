@@ -89,8 +89,11 @@ TEST(EvolutionarySearch, DefaultsAreTVMsButExploration) {
   EXPECT_EQ(c.genetic_num_iters, 4);
   EXPECT_DOUBLE_EQ(c.genetic_mutate_prob, 0.85);
   EXPECT_EQ(c.genetic_max_fail_count, 10);
-  // Not TVM's 0.05 (docs/ARCHITECTURE.md §7 has the measurements).
+  // Not TVM's 0.05 (docs/ARCHITECTURE.md §7 has the measurements), and half
+  // of those slots measure structural neighbours of the best (Kiln's own).
   EXPECT_DOUBLE_EQ(c.eps_greedy, 0.2);
+  EXPECT_DOUBLE_EQ(c.neighbor_share, 0.5);
+  EXPECT_EQ(c.neighbor_incumbents, 4);
   std::vector<WeightedMutator> m = DefaultLLVMMutators();
   ASSERT_EQ(m.size(), 4u);
   EXPECT_EQ(m[0].mutator->Name(), "MutateTileSize");
@@ -223,6 +226,71 @@ TEST(EvolutionarySearch, RoundsNeverReturnAKeyTwiceAndUseTheDatabaseBest) {
       EXPECT_EQ(ProgramKey(s.task.workload, c.trace_json), c.key);
     }
   }
+}
+
+// Exploration slots measure structural neighbours of the best measured
+// schedules (search/structural_neighbors.h): the best record's trace with one
+// compute location or categorical draw changed, its tiles kept.
+TEST(EvolutionarySearch, ExplorationMeasuresNeighboursOfTheBestMeasured) {
+  EvoSetup s = Make(2);
+  database::Database db = database::Database::InMemory();
+  HashRunner runner;
+  cost_model::RandomModel model(2);
+  Tune(s.ctx, runner, db, s.task, Options(8, 8, &model));
+  const database::WorkloadId wid = *db.FindWorkload(s.task.workload);
+  const std::string target = s.task.target.ToString();
+  std::vector<ir::Trace> incumbents;
+  for (const database::TuningRecord& r : db.TopK(wid, target, 4)) {
+    incumbents.push_back(ir::Trace::FromJSONString(r.trace_json));
+  }
+  ASSERT_EQ(incumbents.size(), 4u);
+  // Which incumbent `t` is one structural decision away from (-1: none).
+  auto neighbour_of = [&](const ir::Trace& t) {
+    for (size_t k = 0; k < incumbents.size(); ++k) {
+      const ir::Trace& inc = incumbents[k];
+      std::vector<size_t> diff;
+      const size_t end = std::min(inc.PostprocIndex(), t.PostprocIndex());
+      for (size_t i = 0; i < end; ++i) {
+        if (inc.GetDecision(i) != t.GetDecision(i)) diff.push_back(i);
+      }
+      if (diff.size() == 1 && (t.insts()[diff[0]].kind == "SampleComputeLocation" ||
+                               t.insts()[diff[0]].kind == "SampleCategorical")) {
+        return static_cast<int>(k);
+      }
+    }
+    return -1;
+  };
+
+  for (double share : {1.0, 0.0}) {
+    SCOPED_TRACE("neighbor_share " + std::to_string(share));
+    MeasuredSet measured = MeasuredSet::Load(db, wid, target, s.task.workload);
+    EvolutionarySearchConfig config;
+    config.population_size = 64;
+    config.init_min_unmeasured = 16;
+    config.eps_greedy = 1;  // every slot explores
+    config.neighbor_share = share;
+    EvolutionarySearch es(s.ctx, config);
+    es.PreTuning({&db, wid, target, &model, &measured});
+    std::vector<Candidate> got = es.GenerateCandidates(4);
+    ASSERT_EQ(got.size(), 4u);
+    EXPECT_EQ(es.last_round().picked_best, 0);
+    if (share == 0) {
+      EXPECT_EQ(es.last_round().picked_neighbor, 0);
+      EXPECT_EQ(es.last_round().picked_random, 4);
+      continue;
+    }
+    EXPECT_EQ(es.last_round().picked_neighbor, 4);
+    // The best record lends its neighbours first.
+    EXPECT_EQ(neighbour_of(got[0].trace), 0);
+    for (const Candidate& c : got) {
+      EXPECT_GE(neighbour_of(c.trace), 0) << c.trace.AsPython();
+      EXPECT_FALSE(measured.HasKey(c.key));
+      EXPECT_EQ(ProgramKey(s.task.workload, c.trace_json), c.key);
+    }
+  }
+  EvolutionarySearchConfig bad;
+  bad.neighbor_share = 1.5;
+  EXPECT_THROW(EvolutionarySearch(s.ctx, bad), std::invalid_argument);
 }
 
 // A random model that says whether it has learned anything yet.
