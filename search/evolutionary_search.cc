@@ -459,10 +459,11 @@ std::vector<Candidate> EvolutionarySearch::Round(int64_t round, int k) {
   for (int i = 0; i < k; ++i) num_explore += rng.SampleUniform() < config_.eps_greedy ? 1 : 0;
   const int num_bests = informative ? k - num_explore : 0;
   const int want_neighbors = static_cast<int>(std::ceil(num_explore * config_.neighbor_share));
-  // A few spare: a neighbour may also be among the best scores.
-  std::vector<Candidate> neighbors =
-      want_neighbors > 0 ? IncumbentNeighbors(measured, want_neighbors + num_bests, exists)
-                         : std::vector<Candidate>{};
+  // Twice as many as wanted: one may also be among the best scores. No more:
+  // each incumbent asked replays all its neighbours.
+  std::vector<Candidate> neighbors = want_neighbors > 0
+                                         ? IncumbentNeighbors(measured, 2 * want_neighbors, exists)
+                                         : std::vector<Candidate>{};
   const std::vector<int64_t> rands = rng.SampleWithoutReplacement(
       static_cast<int64_t>(unmeasured.size()), static_cast<int64_t>(unmeasured.size()));
   std::vector<Candidate> out;

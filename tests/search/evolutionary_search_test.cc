@@ -200,13 +200,22 @@ TEST(EvolutionarySearch, ResumedRunLearnsFromTheDatabaseFirstAndNeverRepeats) {
   }
 }
 
-TEST(EvolutionarySearch, RoundsNeverReturnAKeyTwiceAndUseTheDatabaseBest) {
+// A database that holds the 8 records of a short evolutionary run.
+struct EightRecords {
+  EightRecords() {
+    HashRunner runner;
+    Tune(s.ctx, runner, db, s.task, Options(8, 8, &model));
+  }
   EvoSetup s = Make(2);
   database::Database db = database::Database::InMemory();
-  HashRunner runner;
-  cost_model::RandomModel model(2);
-  Tune(s.ctx, runner, db, s.task, Options(8, 8, &model));
+  cost_model::RandomModel model{2};
+};
 
+TEST(EvolutionarySearch, RoundsNeverReturnAKeyTwiceAndUseTheDatabaseBest) {
+  EightRecords e;
+  EvoSetup& s = e.s;
+  database::Database& db = e.db;
+  cost_model::RandomModel& model = e.model;
   MeasuredSet measured = MeasuredSet::Load(db, *db.FindWorkload(s.task.workload),
                                            s.task.target.ToString(), s.task.workload);
   EvolutionarySearchConfig config;
@@ -232,11 +241,9 @@ TEST(EvolutionarySearch, RoundsNeverReturnAKeyTwiceAndUseTheDatabaseBest) {
 // schedules (search/structural_neighbors.h): the best record's trace with one
 // compute location or categorical draw changed, its tiles kept.
 TEST(EvolutionarySearch, ExplorationMeasuresNeighboursOfTheBestMeasured) {
-  EvoSetup s = Make(2);
-  database::Database db = database::Database::InMemory();
-  HashRunner runner;
-  cost_model::RandomModel model(2);
-  Tune(s.ctx, runner, db, s.task, Options(8, 8, &model));
+  EightRecords e;
+  EvoSetup& s = e.s;
+  database::Database& db = e.db;
   const database::WorkloadId wid = *db.FindWorkload(s.task.workload);
   const std::string target = s.task.target.ToString();
   std::vector<ir::Trace> incumbents;
@@ -247,12 +254,7 @@ TEST(EvolutionarySearch, ExplorationMeasuresNeighboursOfTheBestMeasured) {
   // Which incumbent `t` is one structural decision away from (-1: none).
   auto neighbour_of = [&](const ir::Trace& t) {
     for (size_t k = 0; k < incumbents.size(); ++k) {
-      const ir::Trace& inc = incumbents[k];
-      std::vector<size_t> diff;
-      const size_t end = std::min(inc.PostprocIndex(), t.PostprocIndex());
-      for (size_t i = 0; i < end; ++i) {
-        if (inc.GetDecision(i) != t.GetDecision(i)) diff.push_back(i);
-      }
+      const std::vector<size_t> diff = testing::ChangedDecisions(incumbents[k], t);
       if (diff.size() == 1 && (t.insts()[diff[0]].kind == "SampleComputeLocation" ||
                                t.insts()[diff[0]].kind == "SampleCategorical")) {
         return static_cast<int>(k);
@@ -270,7 +272,7 @@ TEST(EvolutionarySearch, ExplorationMeasuresNeighboursOfTheBestMeasured) {
     config.eps_greedy = 1;  // every slot explores
     config.neighbor_share = share;
     EvolutionarySearch es(s.ctx, config);
-    es.PreTuning({&db, wid, target, &model, &measured});
+    es.PreTuning({&db, wid, target, &e.model, &measured});
     std::vector<Candidate> got = es.GenerateCandidates(4);
     ASSERT_EQ(got.size(), 4u);
     EXPECT_EQ(es.last_round().picked_best, 0);

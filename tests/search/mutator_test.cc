@@ -22,21 +22,12 @@ namespace kiln::search {
 namespace {
 
 using ir::testing::SameResult;
+using testing::ChangedDecisions;
 
 int64_t Product(const std::vector<int64_t>& v) {
   int64_t p = 1;
   for (int64_t x : v) p *= x;
   return p;
-}
-
-// Indices (below EnterPostproc) whose decisions differ between a and b.
-std::vector<size_t> ChangedDecisions(const ir::Trace& a, const ir::Trace& b) {
-  std::vector<size_t> out;
-  const size_t end = std::min(a.PostprocIndex(), b.PostprocIndex());
-  for (size_t i = 0; i < end; ++i) {
-    if (a.GetDecision(i) != b.GetDecision(i)) out.push_back(i);
-  }
-  return out;
 }
 
 struct Outcome {

@@ -2,10 +2,12 @@
 // enough for the interpreter), and a context builder.
 #pragma once
 
+#include <algorithm>
 #include <functional>
 #include <string>
 #include <vector>
 
+#include "ir/schedule/trace.h"
 #include "ir/structural_hash.h"
 #include "ir/target.h"
 #include "ir/workloads/suite.h"
@@ -24,6 +26,16 @@ inline constexpr const char* kParityTarget = "llvm -num-cores=18";
 inline TuneContext Context(ir::PrimFunc f, const std::string& target = kParityTarget,
                            int64_t seed = 1, int threads = 1) {
   return MakeDefaultTuneContext(std::move(f), ir::Target::Parse(target), seed, threads);
+}
+
+// Indices (below EnterPostproc) whose decisions differ between a and b.
+inline std::vector<size_t> ChangedDecisions(const ir::Trace& a, const ir::Trace& b) {
+  std::vector<size_t> out;
+  const size_t end = std::min(a.PostprocIndex(), b.PostprocIndex());
+  for (size_t i = 0; i < end; ++i) {
+    if (a.GetDecision(i) != b.GetDecision(i)) out.push_back(i);
+  }
+  return out;
 }
 
 // A runner that builds nothing: a candidate's "time" is 1 to 2 ms, spread by

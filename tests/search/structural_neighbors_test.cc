@@ -21,16 +21,7 @@ namespace kiln::search {
 namespace {
 
 using ir::testing::SameResult;
-
-// Indices (below EnterPostproc) whose decisions differ between a and b.
-std::vector<size_t> ChangedDecisions(const ir::Trace& a, const ir::Trace& b) {
-  std::vector<size_t> out;
-  const size_t end = std::min(a.PostprocIndex(), b.PostprocIndex());
-  for (size_t i = 0; i < end; ++i) {
-    if (a.GetDecision(i) != b.GetDecision(i)) out.push_back(i);
-  }
-  return out;
-}
+using testing::ChangedDecisions;
 
 // The values each structural decision of `trace` could take, by instruction
 // index, as the schedule lists them when the trace replays.
