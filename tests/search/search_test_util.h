@@ -1,5 +1,6 @@
 // Shared pieces of the search tests: reduced instances of the suite (small
-// enough for the interpreter), and a context builder.
+// enough for the interpreter), a context builder, a trace comparison and a
+// runner that builds nothing.
 #pragma once
 
 #include <algorithm>
