@@ -468,32 +468,34 @@ std::vector<Candidate> EvolutionarySearch::Round(int64_t round, int k) {
       static_cast<int64_t>(unmeasured.size()), static_cast<int64_t>(unmeasured.size()));
   std::vector<Candidate> out;
   size_t ib = 0, in = 0, ir = 0;
+  enum class Pick { kBest, kNeighbor, kRandom };
   // Takes the next unmeasured candidate of one kind; false when it has none left.
-  auto take = [&](int kind) {
+  auto take = [&](Pick kind) {
     while (true) {
       const Candidate* c = nullptr;
-      if (kind == 0 && ib < bests.size()) {
+      if (kind == Pick::kBest && ib < bests.size()) {
         c = &bests[ib++];
-      } else if (kind == 1 && in < neighbors.size()) {
+      } else if (kind == Pick::kNeighbor && in < neighbors.size()) {
         c = &neighbors[in++];
-      } else if (kind == 2 && ir < rands.size()) {
+      } else if (kind == Pick::kRandom && ir < rands.size()) {
         c = &unmeasured[rands[ir++]];
       } else {
         return false;
       }
       if (!exists.insert(c->key).second) continue;  // measured, or picked already
       out.push_back(*c);
-      ++(kind == 0   ? stats_.picked_best
-         : kind == 1 ? stats_.picked_neighbor
-                     : stats_.picked_random);
+      ++(kind == Pick::kBest       ? stats_.picked_best
+         : kind == Pick::kNeighbor ? stats_.picked_neighbor
+                                   : stats_.picked_random);
       return true;
     }
   };
-  while (static_cast<int>(out.size()) < num_bests && take(0)) {
+  while (static_cast<int>(out.size()) < num_bests && take(Pick::kBest)) {
   }
-  while (stats_.picked_neighbor < want_neighbors && static_cast<int>(out.size()) < k && take(1)) {
+  while (stats_.picked_neighbor < want_neighbors && static_cast<int>(out.size()) < k &&
+         take(Pick::kNeighbor)) {
   }
-  for (int kind : {2, 0, 1}) {
+  for (Pick kind : {Pick::kRandom, Pick::kBest, Pick::kNeighbor}) {
     while (static_cast<int>(out.size()) < k && take(kind)) {
     }
   }

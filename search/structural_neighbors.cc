@@ -7,21 +7,17 @@
 
 namespace kiln::search {
 
-std::vector<ir::Trace> StructuralNeighbors(const ir::PrimFunc& workload, const ir::Trace& trace) {
-  struct Site {
-    size_t index;
-    std::vector<int64_t> alternatives;
-  };
-  std::vector<Site> sites;
-  // With every decision recorded the replay draws nothing: any seed will do.
-  ir::Schedule sch(workload, /*seed=*/1);
+std::vector<DecisionSite> StructuralDecisionSites(const ir::PrimFunc& workload,
+                                                  const ir::Trace& trace, int64_t seed) {
+  std::vector<DecisionSite> sites;
+  ir::Schedule sch(workload, seed);
   const ir::Instruction* first = trace.insts().empty() ? nullptr : &trace.insts()[0];
   auto provider =
       [&](const ir::Instruction& inst, const std::vector<ir::InstArg>& inputs,
           const std::optional<nlohmann::json>& recorded) -> std::optional<nlohmann::json> {
     if (!recorded || !recorded->is_number_integer()) return recorded;
     const int64_t current = recorded->get<int64_t>();
-    Site site{static_cast<size_t>(&inst - first), {}};
+    DecisionSite site{static_cast<size_t>(&inst - first), inst.kind, {}};
     if (inst.kind == "SampleComputeLocation" && inputs.size() == 1 &&
         inputs[0].kind == ir::InstArg::Kind::kRV) {
       // Where the block can go in the schedule as it stands at this point.
@@ -41,15 +37,21 @@ std::vector<ir::Trace> StructuralNeighbors(const ir::PrimFunc& workload, const i
     if (!site.alternatives.empty()) sites.push_back(std::move(site));
     return recorded;
   };
+  trace.ApplyToSchedule(&sch, /*remove_postproc=*/true, provider);
+  return sites;
+}
+
+std::vector<ir::Trace> StructuralNeighbors(const ir::PrimFunc& workload, const ir::Trace& trace) {
+  std::vector<DecisionSite> sites;
   try {
-    trace.ApplyToSchedule(&sch, /*remove_postproc=*/true, provider);
+    sites = StructuralDecisionSites(workload, trace);
   } catch (const std::exception&) {
     return {};
   }
   std::vector<ir::Trace> out;
   for (size_t rank = 0;; ++rank) {
     bool any = false;
-    for (const Site& s : sites) {
+    for (const DecisionSite& s : sites) {
       if (rank >= s.alternatives.size()) continue;
       any = true;
       out.push_back(trace.WithDecision(s.index, nlohmann::json(s.alternatives[rank]),

@@ -12,12 +12,32 @@
 // carried poor tiles.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
+#include <string>
 #include <vector>
 
 #include "ir/prim_func.h"
 #include "ir/schedule/trace.h"
 
 namespace kiln::search {
+
+// A structural decision of a trace and the values it could take instead.
+struct DecisionSite {
+  size_t index;                       // of the instruction in the trace
+  std::string kind;                   // "SampleComputeLocation" or "SampleCategorical"
+  std::vector<int64_t> alternatives;  // never empty
+};
+
+// The structural decisions of `trace` that have an alternative, in trace
+// order, found by replaying it on a schedule of `workload` seeded with
+// `seed` (a trace that carries every decision draws nothing). A compute
+// location's alternatives are those the schedule lists at that point
+// (inline, root, then the loops from outer to inner), less the current one;
+// a categorical's are its other values of non-zero probability. Throws what
+// the replay throws.
+std::vector<DecisionSite> StructuralDecisionSites(const ir::PrimFunc& workload,
+                                                  const ir::Trace& trace, int64_t seed = 1);
 
 // The structural neighbours of `trace` (which must carry its decisions), as
 // traces without postproc instructions, in a fixed order: one alternative of

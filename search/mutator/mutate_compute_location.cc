@@ -1,11 +1,11 @@
 // MutateComputeLocation (TVM's, docs/ARCHITECTURE.md §6): replay the trace and, at
 // every SampleComputeLocation, ask the schedule as it stands where the block
-// could go; among the instructions with an alternative to their current
-// decision pick one uniformly, and a new location uniformly among its
-// alternatives. The workload is kept as a tree (TVM re-parses it from JSON
-// on every call).
-#include "ir/schedule/schedule.h"
+// could go (StructuralDecisionSites, search/structural_neighbors.h); among
+// the instructions with an alternative to their current decision pick one
+// uniformly, and a new location uniformly among its alternatives. The workload is kept as a tree
+// (TVM re-parses it from JSON on every call).
 #include "search/mutator.h"
+#include "search/structural_neighbors.h"
 #include "search/tune_context.h"
 
 namespace kiln::search {
@@ -22,41 +22,21 @@ class MutateComputeLocation : public Mutator {
       *why = "the mutator was not initialized with a tune context";
       return std::nullopt;
     }
-    struct Site {
-      size_t index;
-      std::vector<int64_t> alternatives;
-    };
-    std::vector<Site> sites;
-    ir::Schedule sch(workload_, rng.ForkSeed());
-    const ir::Instruction* first = trace.insts().empty() ? nullptr : &trace.insts()[0];
-    auto provider = [&](const ir::Instruction& inst, const std::vector<ir::InstArg>& inputs,
-                        const std::optional<nlohmann::json>& recorded)
-        -> std::optional<nlohmann::json> {
-      if (inst.kind != "SampleComputeLocation" || !recorded || inputs.size() != 1 ||
-          inputs[0].kind != ir::InstArg::Kind::kRV) {
-        return recorded;
-      }
-      const int64_t current = recorded->get<int64_t>();
-      std::vector<int64_t> alternatives;
-      for (int64_t loc : sch.ComputeLocationCandidates(ir::BlockRV{inputs[0].rv.id})) {
-        if (loc != current) alternatives.push_back(loc);
-      }
-      if (!alternatives.empty()) {
-        sites.push_back({static_cast<size_t>(&inst - first), std::move(alternatives)});
-      }
-      return recorded;
-    };
+    std::vector<DecisionSite> sites;
     try {
-      trace.ApplyToSchedule(&sch, /*remove_postproc=*/true, provider);
+      // The schedule's seed is drawn as before, so that the stream of draws
+      // after it stays the same.
+      sites = StructuralDecisionSites(workload_, trace, rng.ForkSeed());
     } catch (const std::exception& e) {
       *why = std::string("the trace does not replay: ") + e.what();
       return std::nullopt;
     }
+    std::erase_if(sites, [](const DecisionSite& s) { return s.kind != "SampleComputeLocation"; });
     if (sites.empty()) {
       *why = "no compute location has an alternative";
       return std::nullopt;
     }
-    const Site& site = sites[rng.SampleInt(0, static_cast<int64_t>(sites.size()))];
+    const DecisionSite& site = sites[rng.SampleInt(0, static_cast<int64_t>(sites.size()))];
     const int64_t loc =
         site.alternatives[rng.SampleInt(0, static_cast<int64_t>(site.alternatives.size()))];
     return trace.WithDecision(site.index, nlohmann::json(loc), /*remove_postproc=*/true);
