@@ -43,8 +43,14 @@ v1::JobState ParseJobState(const std::string& name) {
 
 void JobHandle::Publish(const v1::JobEvent& e) {
   std::lock_guard<std::mutex> lock(mu_);
-  latest_ = e;
   ++version_;
+  if (e.has_progress() && !events_.empty() && events_.back().second.has_progress() &&
+      !events_.back().second.done()) {
+    events_.back() = {version_, e};
+  } else {
+    events_.emplace_back(version_, e);
+    if (events_.size() > kMaxKeptEvents) events_.pop_front();
+  }
   cv_.notify_all();
 }
 
@@ -53,19 +59,18 @@ bool JobHandle::NextEvent(int64_t* version, v1::JobEvent* out, int wait_ms) {
   if (!cv_.wait_for(lock, std::chrono::milliseconds(wait_ms), [&] { return version_ > *version; })) {
     return false;
   }
-  *version = version_;
-  *out = latest_;
-  return true;
-}
-
-v1::JobEvent JobHandle::Latest() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return latest_;
+  for (const auto& [v, e] : events_) {
+    if (v <= *version) continue;
+    *version = v;
+    *out = e;
+    return true;
+  }
+  return false;  // unreachable: the newest event is always kept
 }
 
 bool JobHandle::finished() const {
   std::lock_guard<std::mutex> lock(mu_);
-  return latest_.done();
+  return !events_.empty() && events_.back().second.done();
 }
 
 std::vector<int64_t> SplitTrials(const v1::TuningJob& job) {

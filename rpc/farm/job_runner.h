@@ -10,6 +10,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <deque>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -34,12 +35,19 @@ class JobHandle {
   std::atomic<bool> stop{false};
   std::atomic<bool> cancelled{false};
 
+  // Every status event (a state or message without progress) is kept, in
+  // order, so each watcher sees each of them however late it reads or joins
+  // (`kiln submit` prints them: tools/farm_commands.cc). Progress events
+  // replace the progress event just before them: a watcher needs only the
+  // latest count, and a long job publishes one per batch.
   void Publish(const v1::JobEvent& e);
-  // Waits up to `wait_ms` for an event newer than *version; returns true and
-  // fills *out (and *version) when there is one.
+  // Waits up to `wait_ms` for a kept event newer than *version; returns true
+  // and fills *out (and *version) with the oldest such one.
   bool NextEvent(int64_t* version, v1::JobEvent* out, int wait_ms);
-  v1::JobEvent Latest() const;
   bool finished() const;
+
+  // At most this many events are kept; past it the oldest go first.
+  static constexpr size_t kMaxKeptEvents = 256;
 
   std::thread thread;
 
@@ -48,7 +56,7 @@ class JobHandle {
   const v1::TuningJob spec_;
   mutable std::mutex mu_;
   std::condition_variable cv_;
-  v1::JobEvent latest_;
+  std::deque<std::pair<int64_t, v1::JobEvent>> events_;  // (version, event), oldest first
   int64_t version_ = 0;
 };
 
