@@ -9,12 +9,12 @@
 
 namespace kiln::search {
 
-std::vector<ScheduleRulePtr> DefaultLLVMRules() {
+std::vector<ScheduleRulePtr> DefaultLLVMRules(const MultiLevelTilingConfig& mlt) {
   return {
       MakeInlineConstantScalars(),
       MakeAutoInline(AutoInlineConfig{}),
       MakeAddRFactor(/*max_jobs_per_core=*/16, /*max_innermost_factor=*/64),
-      MakeMultiLevelTiling(MultiLevelTilingConfig{}),
+      MakeMultiLevelTiling(mlt),
       MakeParallelizeVectorizeUnroll(ParallelizeVectorizeUnrollConfig{}),
       MakeRandomComputeLocation(),
   };
