@@ -9,12 +9,12 @@
 
 namespace kiln::search {
 
-std::vector<ScheduleRulePtr> DefaultLLVMRules(const MultiLevelTilingConfig& mlt) {
+std::vector<ScheduleRulePtr> DefaultLLVMRules() {
   return {
       MakeInlineConstantScalars(),
       MakeAutoInline(AutoInlineConfig{}),
       MakeAddRFactor(/*max_jobs_per_core=*/16, /*max_innermost_factor=*/64),
-      MakeMultiLevelTiling(mlt),
+      MakeMultiLevelTiling(MultiLevelTilingConfig{}),
       MakeParallelizeVectorizeUnroll(ParallelizeVectorizeUnrollConfig{}),
       MakeRandomComputeLocation(),
   };

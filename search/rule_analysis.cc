@@ -139,36 +139,6 @@ bool NeedsMultiLevelTiling(const Schedule& sch, BlockRV block_rv) {
   return unused >= 1;
 }
 
-std::vector<int> PackableReads(const BlockNode& block) {
-  std::set<const VarNode*> spatial, all_spatial;
-  for (const IterVar& iv : block.iter_vars) {
-    if (iv.iter_type != IterType::kDataPar) continue;
-    all_spatial.insert(iv.var.get());
-    const int64_t* ext = ConstInt(iv.dom.extent);
-    if (!ext || *ext != 1) spatial.insert(iv.var.get());
-  }
-  std::vector<int> out;
-  for (size_t i = 0; i < block.reads.size(); ++i) {
-    const BufferRegion& read = block.reads[i];
-    bool written = false;
-    for (const BufferRegion& w : block.writes) written = written || w.buffer.same_as(read.buffer);
-    if (written || read.region.empty()) continue;
-    std::set<const VarNode*> used;
-    for (const Range& r : read.region) {
-      for (const VarNode* v : FreeVars(r.min)) used.insert(v);
-    }
-    bool reused = false;
-    for (const VarNode* v : spatial) reused = reused || !used.count(v);
-    std::vector<const VarNode*> last = FreeVars(read.region.back().min);
-    bool spatial_last = !last.empty();
-    for (const VarNode* v : last) spatial_last = spatial_last && all_spatial.count(v);
-    const int64_t* row = read.buffer.ndim() > 1 ? ConstInt(read.buffer.shape().back()) : nullptr;
-    const bool far_rows = row && *row * ((read.buffer.dtype().bits() + 7) / 8) >= kPackRowBytes;
-    if (reused && spatial_last && far_rows) out.push_back(static_cast<int>(i));
-  }
-  return out;
-}
-
 std::pair<int64_t, int64_t> CumulativeSpaceAndReductionLength(const Schedule& sch,
                                                                BlockRV block) {
   int64_t space = 1, reduce = 1;

@@ -29,21 +29,6 @@ bool IsRootBlock(const ir::Schedule& sch, ir::BlockRV block);
 // 1 write, >= 1 read, not spatial, trivial binding, not yet tiled, and some
 // read leaves a (non-unit) spatial iter var unused: there is reuse to tile for.
 bool NeedsMultiLevelTiling(const ir::Schedule& sch, ir::BlockRV block);
-// The reads of a block (as NeedsMultiLevelTiling admits) worth packing into a
-// contiguous buffer under its outer tiles, as the hand schedule of
-// configs/traces/README.md packs GMM's B panel: an input (not the written
-// buffer) that some non-unit spatial iter var does not index (so a tile of it
-// is reused across that loop), and whose last dimension is indexed by spatial
-// iter vars alone (the vectorized axis), and whose rows are at least
-// kPackRowBytes long: a tile of such a buffer reads a few cache lines from
-// each of many rows a whole row apart, which land on few cache sets (on
-// GMM 1024³, B's 4 KiB rows; packing a 64-column panel of them doubles one
-// searched schedule, 145 -> 310 GFLOP/s), while a tile of short rows (a
-// convolution's weights, 64 output channels: 256 B) is already nearly
-// contiguous, and packing only adds copies and a branch that the search
-// measured worse on C2D:0. Indices into block.reads.
-inline constexpr int64_t kPackRowBytes = 1024;
-std::vector<int> PackableReads(const ir::BlockNode& block);
 // The products of the extents of the data-parallel and of the reduction loops
 // above the block; -1 / -1 if a loop is opaque or has a non-constant extent.
 std::pair<int64_t, int64_t> CumulativeSpaceAndReductionLength(const ir::Schedule& sch,

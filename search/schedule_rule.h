@@ -55,11 +55,9 @@ struct MultiLevelTilingConfig {
   ReuseConfig reuse_write = {"may", {1, 2}, "global"};
   // GPU: the first levels are fused and bound to these thread axes; inputs
   // are staged in `reuse_read` caches fetched cooperatively, `vector_load_lens`
-  // elements per thread at a time (sampled). CPU ("may"): the inputs worth
-  // packing (PackableReads, search/rule_analysis.h) are also copied into a
-  // contiguous buffer at the end of a level, a branch per level.
+  // elements per thread at a time (sampled).
   std::vector<std::string> tile_binds;
-  ReuseConfig reuse_read = {"may", {1}, "global"};
+  ReuseConfig reuse_read = {"no", {}, "global"};
   std::vector<int64_t> vector_load_lens;
 };
 
@@ -82,10 +80,8 @@ ScheduleRulePtr MakeAutoBind(int64_t max_threadblocks, std::vector<int64_t> thre
                              int64_t max_threads_per_block = -1);
 
 // TVM's DefaultLLVM list, in its order (ApplyCustomRule aside: Kiln has no
-// registry of custom block schedules). `mlt` is its MultiLevelTiling's
-// config; its reuse_read "no" gives TVM's space exactly (Kiln's default adds
-// the CPU packing branch).
-std::vector<ScheduleRulePtr> DefaultLLVMRules(const MultiLevelTilingConfig& mlt = {});
+// registry of custom block schedules).
+std::vector<ScheduleRulePtr> DefaultLLVMRules();
 // TVM's DefaultCUDA list (MultiLevelTiling before AutoInline on GPU).
 std::vector<ScheduleRulePtr> DefaultCUDARules();
 

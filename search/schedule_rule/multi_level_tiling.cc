@@ -1,12 +1,7 @@
 // MultiLevelTiling: tile a block that has data reuse into the levels of
 // `structure` (CPU "SSRSRS": spatial loops split four ways, reduction loops
 // two ways, interleaved), then optionally stage its result in a write cache
-// placed at one of the tile levels. Each write-reuse choice is a branch. On
-// a CPU, a branch per read-reuse level also packs the inputs PackableReads
-// picks (search/rule_analysis.h) into a contiguous buffer at the end of that
-// tile level: the packing OpenBLAS does per call, and the hand schedule of
-// configs/traces/README.md does for GMM's B (TVM's CPU space has no such
-// branch; it rewrites weight layouts ahead of time instead).
+// placed at one of the tile levels. Each write-reuse choice is a branch.
 // On a GPU ("SSSRRSRS") the first levels are also fused and bound to
 // tile_binds (blockIdx.x, vthread.x, threadIdx.x), and every input is staged
 // in shared memory at a read-reuse level, fetched cooperatively.
@@ -42,19 +37,11 @@ class MultiLevelTiling : public ScheduleRule {
       throw std::invalid_argument("MultiLevelTiling: structure '" + c_.structure +
                                   "' needs at least one 'S' and one 'R'");
     }
-    for (const auto& [what, reuse] :
-         {std::pair{"write", &c_.reuse_write}, {"read", &c_.reuse_read}}) {
-      if (reuse->req != "no" && reuse->req != "may" && reuse->req != "must") {
-        throw std::invalid_argument(std::string("MultiLevelTiling: ") + what +
-                                    "-reuse requirement '" + reuse->req +
-                                    "' is not no, may or must");
-      }
-      for (int level : reuse->levels) {
-        if (level < 1 || level > static_cast<int>(c_.structure.size())) {
-          throw std::invalid_argument(std::string("MultiLevelTiling: ") + what + "-reuse level " +
-                                      std::to_string(level) + " is outside 1.." +
-                                      std::to_string(c_.structure.size()));
-        }
+    for (int level : c_.reuse_write.levels) {
+      if (level < 1 || level > static_cast<int>(c_.structure.size())) {
+        throw std::invalid_argument("MultiLevelTiling: write-reuse level " +
+                                    std::to_string(level) + " is outside 1.." +
+                                    std::to_string(c_.structure.size()));
       }
     }
   }
@@ -138,8 +125,7 @@ class MultiLevelTiling : public ScheduleRule {
   // end of tile level L (one branch per level), the cache's loops over the
   // buffer fused, and a vector length for the cooperative fetch sampled.
   std::vector<State> AddReadReuse(State state) const {
-    if (c_.reuse_read.req == "no") return {std::move(state)};
-    if (c_.reuse_read.req == "may") return AddReadPack(std::move(state));
+    if (c_.reuse_read.req != "must") return {std::move(state)};
     std::vector<State> out;
     for (int level : c_.reuse_read.levels) {
       State s = Fork(state);
@@ -168,27 +154,6 @@ class MultiLevelTiling : public ScheduleRule {
         if (lens.empty()) continue;
         std::vector<double> probs(lens.size(), 1.0 / static_cast<double>(lens.size()));
         sch.Annotate(cache, ann::kCooperativeFetch, sch.SampleCategorical(lens, probs));
-      }
-      out.push_back(std::move(s));
-    }
-    return out;
-  }
-
-  // CPU: the branch without packing, then one per level where the packable
-  // inputs are copied into a `reuse_read.scope` buffer at the end of that
-  // tile level (allocated per iteration there: ir/transform/
-  // plan_buffer_allocation.cc, so each parallel task packs its own).
-  std::vector<State> AddReadPack(State state) const {
-    const std::vector<int> reads = PackableReads(state.sch.Get(state.block));
-    if (reads.empty()) return {std::move(state)};
-    std::vector<State> out;
-    out.push_back(Fork(state));
-    for (int level : c_.reuse_read.levels) {
-      State s = Fork(state);
-      ir::LoopRV at = s.tiles[level - 1].back();
-      for (int i : reads) {
-        ir::BlockRV cache = s.sch.CacheRead(s.block, i, c_.reuse_read.scope, {s.block});
-        s.sch.ComputeAt(cache, at, /*preserve_unit_loops=*/true);
       }
       out.push_back(std::move(s));
     }
