@@ -219,6 +219,9 @@ class CodeGen {
     return b_.CreateUnaryIntrinsic(id, v);
   }
 
+  // exp of a float32 scalar or vector, inline (codegen/llvm_emit_exp.cc).
+  llvm::Value* EmitExpF32(llvm::Value* x);
+
   // A libm function applied lane by lane (LLVM has no vector form of it).
   llvm::Value* LibmCall(const char* base_name, DataType t, const std::vector<llvm::Value*>& args);
 
