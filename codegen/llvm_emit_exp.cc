@@ -22,7 +22,10 @@
 
 namespace kiln::codegen {
 
-llvm::Value* CodeGen::EmitExpF32(llvm::Value* x) {
+llvm::Value* CodeGen::EmitExp(llvm::Value* x) {
+  // Other types keep llvm.exp: half is widened to float by LLVM, and double
+  // would need a longer polynomial than this float fit.
+  if (!x->getType()->getScalarType()->isFloatTy()) return Unary(llvm::Intrinsic::exp, x);
   llvm::Type* ft = x->getType();
   auto c = [&](double v) { return llvm::ConstantFP::get(ft, v); };
   llvm::Type* it = WidenTo(x, b_.getInt32Ty());

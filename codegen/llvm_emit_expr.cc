@@ -239,13 +239,9 @@ llvm::Value* CodeGen::EmitCall(const ir::CallNode& c) {
   if (!t.is_floating()) Fail(std::string("T.") + ir::CallOpName(c.op) + " of a non-float argument");
   llvm::Value* x = args[0];
   auto one = [&] { return llvm::ConstantFP::get(x->getType(), 1.0); };
-  auto Exp = [&](llvm::Value* v) {
-    return v->getType()->getScalarType()->isFloatTy() ? EmitExpF32(v)
-                                                      : Unary(llvm::Intrinsic::exp, v);
-  };
   switch (c.op) {
     case CallOp::kExp:
-      return Exp(x);
+      return EmitExp(x);
     case CallOp::kExp2: return Unary(llvm::Intrinsic::exp2, x);
     case CallOp::kExp10: return LibmCall("exp10", t, args);
     case CallOp::kLog: return Unary(llvm::Intrinsic::log, x);
@@ -256,7 +252,7 @@ llvm::Value* CodeGen::EmitCall(const ir::CallNode& c) {
     case CallOp::kRsqrt: return b_.CreateFDiv(one(), Unary(llvm::Intrinsic::sqrt, x));
     case CallOp::kTanh: return LibmCall("tanh", t, args);
     case CallOp::kSigmoid:
-      return b_.CreateFDiv(one(), b_.CreateFAdd(one(), Exp(b_.CreateFNeg(x))));
+      return b_.CreateFDiv(one(), b_.CreateFAdd(one(), EmitExp(b_.CreateFNeg(x))));
     case CallOp::kPow: return b_.CreateBinaryIntrinsic(llvm::Intrinsic::pow, x, args[1]);
     case CallOp::kFabs: return Unary(llvm::Intrinsic::fabs, x);
     case CallOp::kErf: return LibmCall("erf", t, args);

@@ -219,8 +219,9 @@ class CodeGen {
     return b_.CreateUnaryIntrinsic(id, v);
   }
 
-  // exp of a float32 scalar or vector, inline (codegen/llvm_emit_exp.cc).
-  llvm::Value* EmitExpF32(llvm::Value* x);
+  // exp of a float scalar or vector: inline for float32
+  // (codegen/llvm_emit_exp.cc), llvm.exp for the other types.
+  llvm::Value* EmitExp(llvm::Value* x);
 
   // A libm function applied lane by lane (LLVM has no vector form of it).
   llvm::Value* LibmCall(const char* base_name, DataType t, const std::vector<llvm::Value*>& args);

@@ -507,8 +507,7 @@ std::vector<Candidate> EvolutionarySearch::Round(int64_t round, int k) {
   spdlog::info(
       "evolutionary search: round {}: {} from the database, {} sampled, {} distinct unmeasured "
       "scored, mutations {}/{} ok; picked {} best + {} neighbours + {} random{}; {:.3f} s "
-      "(sampling {:.3f}, "
-      "evolving {:.3f}, predicting {:.3f})",
+      "(sampling {:.3f}, evolving {:.3f}, predicting {:.3f})",
       round, stats_.from_database, stats_.sampled, stats_.pool, stats_.mutations_ok,
       stats_.mutations_tried, stats_.picked_best, stats_.picked_neighbor, stats_.picked_random,
       informative ? "" : " (the cost model has not learned yet: random picks first)",

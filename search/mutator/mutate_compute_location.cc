@@ -2,8 +2,8 @@
 // every SampleComputeLocation, ask the schedule as it stands where the block
 // could go (StructuralDecisionSites, search/structural_neighbors.h); among
 // the instructions with an alternative to their current decision pick one
-// uniformly, and a new location uniformly among its alternatives. The workload is kept as a tree
-// (TVM re-parses it from JSON on every call).
+// uniformly, and a new location uniformly among its alternatives. The
+// workload is kept as a tree (TVM re-parses it from JSON on every call).
 #include "search/mutator.h"
 #include "search/structural_neighbors.h"
 #include "search/tune_context.h"
