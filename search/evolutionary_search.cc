@@ -14,7 +14,6 @@
 #include "search/measured_set.h"
 #include "search/space_generator.h"
 #include "search/structural_neighbors.h"
-#include "search/tile_neighbors.h"
 #include "support/parallel_for.h"
 #include "support/split_mix.h"
 
@@ -386,10 +385,7 @@ std::vector<Candidate> EvolutionarySearch::IncumbentNeighbors(
     const Candidate& inc = incumbents[i];
     auto it = neighbor_cache_.find(inc.key);
     if (it == neighbor_cache_.end()) {
-      // Structural neighbours first (on C2D:0 they decide the basin), then
-      // the tile neighbours (search/tile_neighbors.h).
-      std::vector<ir::Trace> traces = StructuralNeighbors(ctx_.workload, inc.trace);
-      for (ir::Trace& t : TileNeighbors(inc.trace)) traces.push_back(std::move(t));
+      const std::vector<ir::Trace> traces = StructuralNeighbors(ctx_.workload, inc.trace);
       std::vector<CandidatePtr> replayed(traces.size());
       std::vector<FailureStats> fails(traces.size());
       support::ParallelFor(static_cast<int>(traces.size()), ctx_.num_threads, [&](int j) {

@@ -12,9 +12,8 @@
 //      postprocessors — otherwise the parent itself, at most once per parent;
 //   3. the batch takes the best of the pool and, with probability
 //      eps_greedy per slot, exploration: a share of those slots goes to
-//      neighbours of the best measured schedules (structural ones first,
-//      search/structural_neighbors.h, then tile moves,
-//      search/tile_neighbors.h), the rest to random fresh samples.
+//      structural neighbours of the best measured schedules
+//      (search/structural_neighbors.h), the rest to random fresh samples.
 //
 // Unlike TVM: the measured set is seeded from the database (a resumed run
 // never re-measures), and the whole batch is deterministic at any thread
@@ -54,14 +53,11 @@ struct EvolutionarySearchConfig {
   // the model's best picks sit in one basin of the space, and on C2D:0 the
   // better basins were found by the random picks.
   double eps_greedy = 0.2;
-  // Of the eps_greedy slots, this share (rounded up) measures neighbours of
-  // the best measured schedules, the rest random fresh samples: first the
-  // structural ones (search/structural_neighbors.h: one compute location or
-  // categorical draw changed, the tiles kept), then the tile moves
-  // (search/tile_neighbors.h: one prime factor moved between adjacent
-  // levels of one loop). Kiln's own (docs/ARCHITECTURE.md §7): the model
-  // cannot rank a structure, or a register tile, it has only seen with poor
-  // other decisions.
+  // Of the eps_greedy slots, this share (rounded up) measures structural
+  // neighbours of the best measured schedules (search/structural_neighbors.h:
+  // one compute location or categorical draw changed, the tiles kept), the
+  // rest random fresh samples. Kiln's own (docs/ARCHITECTURE.md §7): the
+  // model cannot rank a structure it has only seen with poor tiles.
   double neighbor_share = 0.5;
   // How many of the best measured schedules lend their neighbours, best
   // first: the next one's when every neighbour of the best is measured.
@@ -82,7 +78,7 @@ struct EvolutionRoundStats {
   int mutations_ok = 0;    // replayed and passed the postprocs
   int picked_best = 0;
   int picked_random = 0;
-  int picked_neighbor = 0;        // neighbours of the best measured
+  int picked_neighbor = 0;        // structural neighbours of the best measured
   bool model_informative = true;  // false: the model had not learned; random picks first
   double secs_database = 0, secs_sampling = 0, secs_evolve = 0, secs_predict = 0, secs_total = 0;
 };

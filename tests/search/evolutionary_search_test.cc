@@ -251,14 +251,12 @@ TEST(EvolutionarySearch, ExplorationMeasuresNeighboursOfTheBestMeasured) {
     incumbents.push_back(ir::Trace::FromJSONString(r.trace_json));
   }
   ASSERT_EQ(incumbents.size(), 4u);
-  // Which incumbent `t` is one structural decision (or, after those, one
-  // tile move: search/tile_neighbors.h) away from (-1: none).
+  // Which incumbent `t` is one structural decision away from (-1: none).
   auto neighbour_of = [&](const ir::Trace& t) {
     for (size_t k = 0; k < incumbents.size(); ++k) {
       const std::vector<size_t> diff = testing::ChangedDecisions(incumbents[k], t);
       if (diff.size() == 1 && (t.insts()[diff[0]].kind == "SampleComputeLocation" ||
-                               t.insts()[diff[0]].kind == "SampleCategorical" ||
-                               t.insts()[diff[0]].kind == "SamplePerfectTile")) {
+                               t.insts()[diff[0]].kind == "SampleCategorical")) {
         return static_cast<int>(k);
       }
     }
