@@ -59,4 +59,14 @@ double TopKRecall(const std::vector<double>& score, const std::vector<double>& t
   return static_cast<double>(hit) / static_cast<double>(kk);
 }
 
+double TopKBestRatio(const std::vector<double>& score, const std::vector<double>& truth, int k) {
+  if (score.size() != truth.size()) throw std::invalid_argument("TopKBestRatio: sizes differ");
+  if (score.empty() || k <= 0) return 0;
+  const double best = *std::max_element(truth.begin(), truth.end());
+  if (!(best > 0)) return 0;
+  double found = 0;
+  for (size_t i : TopIndices(score, static_cast<size_t>(k))) found = std::max(found, truth[i]);
+  return found / best;
+}
+
 }  // namespace kiln::cost_model

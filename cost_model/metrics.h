@@ -16,4 +16,10 @@ double SpearmanCorrelation(const std::vector<double>& x, const std::vector<doubl
 // size; 0 for empty input.
 double TopKRecall(const std::vector<double>& score, const std::vector<double>& truth, int k);
 
+// The highest `truth` among the k programs with the highest `score`, over the
+// highest `truth` of all (1: a batch of the model's k favourites would have
+// found the best; ties broken by index). k is clamped to the size; 0 for
+// empty input or when no truth is positive.
+double TopKBestRatio(const std::vector<double>& score, const std::vector<double>& truth, int k);
+
 }  // namespace kiln::cost_model

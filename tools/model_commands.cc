@@ -1,7 +1,10 @@
 // kiln model train|eval: the XGBoost cost model (cost_model/xgb_model.h)
 // from a tuning database. `train` fits it on every record of a target and
 // saves it; `eval` measures how well it ranks schedules of workloads it has
-// never seen (k-fold by workload), the situation of a new tuning task.
+// never seen (k-fold by workload), the situation of a new tuning task, or
+// (--split history) how well a workload's first records rank its later ones,
+// the situation of the model inside one `kiln tune` run.
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <fstream>
@@ -265,6 +268,111 @@ void Eval(const std::string& db, const std::string& target, int folds, int top_k
             << overall.recall / div << " (" << std::setprecision(1) << Secs(t0) << " s)\n";
 }
 
+// --split history: each workload on its own, as a `kiln tune` run of it from
+// nothing sees it after `history` trials: a model trained on its first
+// `history` records (commit order) ranks the records measured after them.
+// Those later records are what that run's search chose to measure, not a
+// random sample, so the figures compare models and settings on the same
+// database rather than stand alone.
+void EvalHistory(const std::string& db, const std::string& target, int history, int top_k,
+                 const ModelFlags& flags, bool as_json) {
+  const auto t0 = std::chrono::steady_clock::now();
+  Loaded l = Load(db, target, "", flags.threads);
+  std::vector<std::string> order;
+  std::map<std::string, std::vector<size_t>> by_workload;
+  for (size_t i = 0; i < l.samples.size(); ++i) {
+    auto [it, inserted] = by_workload.try_emplace(l.samples[i].workload_key);
+    if (inserted) order.push_back(l.samples[i].workload_key);
+    it->second.push_back(i);
+  }
+  const bool any = std::any_of(by_workload.begin(), by_workload.end(), [&](const auto& w) {
+    return w.second.size() >= static_cast<size_t>(history) + 2;
+  });
+  if (!any) {
+    throw std::runtime_error("--split history needs a workload with at least " +
+                             std::to_string(history + 2) + " records for '" + l.target +
+                             "' (--history " + std::to_string(history) + " plus 2 to rank)");
+  }
+  json workload_json = json::array();
+  Score overall;
+  double best_ratio_sum = 0;
+  int ranked_workloads = 0, skipped = 0;
+  if (!as_json) {
+    std::cout << "history split: per workload, trained on its first " << history
+              << " record(s), ranking the later ones; top-" << top_k << "\n";
+  }
+  for (const std::string& key : order) {
+    const std::vector<size_t>& idx = by_workload[key];
+    if (idx.size() < static_cast<size_t>(history) + 2) {
+      ++skipped;
+      continue;
+    }
+    std::vector<cost_model::FeatureSample> train;
+    for (size_t j = 0; j < static_cast<size_t>(history); ++j) train.push_back(l.samples[idx[j]]);
+    cost_model::XGBModel model(flags.Config());
+    model.UpdateFeatures(train);
+    if (model.last_train_size() != model.data_size()) model.Train();
+    std::vector<cost_model::FeatureRows> programs;
+    std::vector<double> truth;  // throughput; failures 0
+    for (size_t j = static_cast<size_t>(history); j < idx.size(); ++j) {
+      programs.push_back(l.samples[idx[j]].features);
+      const double c = l.samples[idx[j]].run_secs;
+      truth.push_back(std::isfinite(c) && c > 0 ? 1.0 / c : 0.0);
+    }
+    const std::vector<double> pred =
+        model.trained() ? model.PredictFeatures(programs) : std::vector<double>(programs.size(), 0);
+    const double rho = cost_model::SpearmanCorrelation(pred, truth);
+    const double rec = cost_model::TopKRecall(pred, truth, top_k);
+    const double best = cost_model::TopKBestRatio(pred, truth, top_k);
+    const auto n = static_cast<int64_t>(programs.size());
+    workload_json.push_back({{"workload_hash", key},
+                             {"training_records", history},
+                             {"records", n},
+                             {"spearman", rho},
+                             {"top_k_recall", rec},
+                             {"top_k_best_ratio", best},
+                             {"model_trained", model.trained()}});
+    overall.records += n;
+    overall.spearman += rho * static_cast<double>(n);
+    overall.recall += rec * static_cast<double>(n);
+    best_ratio_sum += best;
+    ++ranked_workloads;
+    if (!as_json) {
+      std::cout << "  workload " << key.substr(0, 16) << "  " << std::setw(5) << n
+                << " later records  spearman " << std::fixed << std::setprecision(3) << rho
+                << "  top-" << top_k << " recall " << rec << "  best of top-" << top_k << " "
+                << best << (model.trained() ? "" : "  (nothing to train on: scores all 0)") << "\n";
+    }
+  }
+  const double div = std::max<double>(1.0, static_cast<double>(overall.records));
+  const double mean_best = best_ratio_sum / ranked_workloads;
+  if (as_json) {
+    std::cout << json{{"target", l.target},
+                      {"split", "history"},
+                      {"history", history},
+                      {"records", l.samples.size()},
+                      {"failed_records", CountFailed(l.samples)},
+                      {"unreplayable_records", l.unreplayable},
+                      {"workloads", order.size()},
+                      {"skipped_workloads", skipped},
+                      {"per_workload", workload_json},
+                      {"top_k", top_k},
+                      {"spearman", overall.spearman / div},
+                      {"top_k_recall", overall.recall / div},
+                      {"top_k_best_ratio", mean_best},
+                      {"seconds", Secs(t0)}}
+                     .dump(2)
+              << "\n";
+    return;
+  }
+  std::cout << "overall (record-weighted over " << ranked_workloads << " workload(s)";
+  if (skipped > 0) std::cout << "; " << skipped << " with too few records skipped";
+  std::cout << "): spearman " << std::fixed << std::setprecision(3) << overall.spearman / div
+            << ", top-" << top_k << " recall " << overall.recall / div << ", best of top-" << top_k
+            << " " << mean_best << " (mean over workloads) (" << std::setprecision(1) << Secs(t0)
+            << " s)\n";
+}
+
 }  // namespace
 
 void RegisterModelCommands(CLI::App& app, int* exit_code) {
@@ -294,22 +402,42 @@ void RegisterModelCommands(CLI::App& app, int* exit_code) {
 
   struct EvalArgs {
     std::string db, target;
-    int folds = 5, top_k = 10;
+    int folds = 5, top_k = 10, history = 64;
+    std::string split = "workload";
     ModelFlags flags;
     bool json = false;
   };
   auto e = std::make_shared<EvalArgs>();
   auto* eval = model->add_subcommand(
-      "eval", "k-fold by workload: Spearman and top-k recall on held-out workloads' records");
+      "eval",
+      "Ranking quality on records the model did not train on: k-fold by workload, or each "
+      "workload's later records after its first (--split history)");
   eval->add_option("--db", e->db, "Tuning database file")->required();
   eval->add_option("--target", e->target, "Target string (or host)")->required();
   eval->add_option("--folds", e->folds, "Number of folds (default 5; at most the workloads)")
       ->check(CLI::Range(2, 1000));
+  eval->add_option("--split", e->split,
+                   "workload: k-fold by workload (default); history: per workload, train on its "
+                   "first --history records, rank the later ones")
+      ->check(CLI::IsMember({"workload", "history"}));
+  CLI::Option* history =
+      eval->add_option("--history", e->history,
+                       "With --split history: records each workload trains on (default 64)");
+  history->check(CLI::PositiveNumber);
   eval->add_option("--top-k", e->top_k, "k of the top-k recall (default 10)")->check(CLI::PositiveNumber);
   AddModelFlags(eval, &e->flags);
   eval->add_flag("--json", e->json, "Print JSON");
   eval->callback([=] {
-    Guard(exit_code, [&] { Eval(e->db, e->target, e->folds, e->top_k, e->flags, e->json); });
+    Guard(exit_code, [&] {
+      if (history->count() > 0 && e->split != "history") {
+        throw std::invalid_argument("--history applies to --split history only");
+      }
+      if (e->split == "history") {
+        EvalHistory(e->db, e->target, e->history, e->top_k, e->flags, e->json);
+      } else {
+        Eval(e->db, e->target, e->folds, e->top_k, e->flags, e->json);
+      }
+    });
   });
 }
 

@@ -528,6 +528,11 @@ TEST(Metrics, SpearmanAndTopK) {
   EXPECT_DOUBLE_EQ(TopKRecall({0.9, 0.1, 0.8, 0.2}, {5, 1, 4, 0}, 2), 1.0);
   EXPECT_DOUBLE_EQ(TopKRecall({0.1, 0.9, 0.8, 0.2}, {5, 1, 4, 0}, 2), 0.5);
   EXPECT_THROW(SpearmanCorrelation({1}, {1, 2}), std::invalid_argument);
+  EXPECT_DOUBLE_EQ(TopKBestRatio({0.9, 0.1, 0.8, 0.2}, {5, 1, 4, 0}, 1), 1.0);
+  EXPECT_DOUBLE_EQ(TopKBestRatio({0.1, 0.9, 0.8, 0.2}, {5, 1, 4, 0}, 2), 0.8);
+  EXPECT_DOUBLE_EQ(TopKBestRatio({0.1, 0.9, 0.8, 0.2}, {5, 1, 4, 0}, 9), 1.0);  // k clamped
+  EXPECT_EQ(TopKBestRatio({0.1, 0.9}, {0, 0}, 1), 0.0);  // every program failed
+  EXPECT_THROW(TopKBestRatio({1}, {1, 2}, 1), std::invalid_argument);
 }
 
 }  // namespace

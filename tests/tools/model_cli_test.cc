@@ -150,6 +150,42 @@ TEST_F(ModelCli, EvalHoldsOutWholeWorkloads) {
   EXPECT_NE(text.out.find("overall"), std::string::npos) << text.out;
 }
 
+TEST_F(ModelCli, EvalHistoryRanksEachWorkloadsLaterRecords) {
+  Fill({kiln::ir::Matmul(64, 64, 32), kiln::ir::Matmul(32, 128, 64)});
+  // Each workload's first 8 records (split factors 2 and 4) train a model
+  // that ranks its last 8 (factors 8 and 16): vectorized and parallel first.
+  auto r = RunKiln("model eval --db " + db_ + " --target '" + kTarget +
+                       "' --split history --history 8 --top-k 2 --json",
+                   /*with_stderr=*/false);
+  ASSERT_EQ(r.code, 0) << r.out;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["split"], "history");
+  ASSERT_EQ(j["per_workload"].size(), 2u);
+  for (const auto& w : j["per_workload"]) {
+    EXPECT_EQ(w["training_records"], 8);
+    EXPECT_EQ(w["records"], 8);
+    EXPECT_TRUE(w["model_trained"].get<bool>());
+    EXPECT_GT(w["spearman"].get<double>(), 0.6) << r.out;
+    // Both top-2 picks are vectorized and parallel: within 10% of the best.
+    EXPECT_GE(w["top_k_best_ratio"].get<double>(), 0.9) << r.out;
+    EXPECT_LE(w["top_k_best_ratio"].get<double>(), 1.0);
+  }
+
+  auto text =
+      RunKiln("model eval --db " + db_ + " --target '" + kTarget + "' --split history --history 8");
+  ASSERT_EQ(text.code, 0) << text.out;
+  EXPECT_NE(text.out.find("best of top-10"), std::string::npos) << text.out;
+
+  auto too_few = RunKiln("model eval --db " + db_ + " --target '" + kTarget +
+                         "' --split history --history 15");
+  EXPECT_EQ(too_few.code, 1);
+  EXPECT_NE(too_few.out.find("at least 17 records"), std::string::npos) << too_few.out;
+
+  auto stray = RunKiln("model eval --db " + db_ + " --target '" + kTarget + "' --history 8");
+  EXPECT_EQ(stray.code, 1);
+  EXPECT_NE(stray.out.find("--split history only"), std::string::npos) << stray.out;
+}
+
 TEST_F(ModelCli, ClearErrors) {
   auto missing = RunKiln("model eval --db " + db_ + " --target '" + kTarget + "'");
   EXPECT_EQ(missing.code, 1);
