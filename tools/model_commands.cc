@@ -166,6 +166,23 @@ void Train(const std::string& db, const std::string& target, const std::string& 
             << "\n";
 }
 
+// The workloads in order of first appearance, and each one's sample indices
+// in commit order.
+struct Grouped {
+  std::vector<std::string> order;
+  std::map<std::string, std::vector<size_t>> by_workload;
+};
+
+Grouped GroupByWorkload(const std::vector<cost_model::FeatureSample>& samples) {
+  Grouped g;
+  for (size_t i = 0; i < samples.size(); ++i) {
+    auto [it, inserted] = g.by_workload.try_emplace(samples[i].workload_key);
+    if (inserted) g.order.push_back(samples[i].workload_key);
+    it->second.push_back(i);
+  }
+  return g;
+}
+
 struct Score {
   int64_t records = 0;
   double spearman = 0;  // record-weighted mean over workloads
@@ -177,14 +194,8 @@ void Eval(const std::string& db, const std::string& target, int folds, int top_k
   const int threads = flags.threads;
   const auto t0 = std::chrono::steady_clock::now();
   Loaded l = Load(db, target, "", threads);
-  // Workloads in order of first appearance; fold f holds every folds-th one.
-  std::vector<std::string> order;
-  std::map<std::string, std::vector<size_t>> by_workload;
-  for (size_t i = 0; i < l.samples.size(); ++i) {
-    auto [it, inserted] = by_workload.try_emplace(l.samples[i].workload_key);
-    if (inserted) order.push_back(l.samples[i].workload_key);
-    it->second.push_back(i);
-  }
+  // Fold f holds every folds-th workload.
+  const auto [order, by_workload] = GroupByWorkload(l.samples);
   if (order.size() < 2) {
     throw std::runtime_error("k-fold by workload needs records of at least 2 workloads for '" +
                              l.target + "'; the database has " + std::to_string(order.size()));
@@ -203,7 +214,7 @@ void Eval(const std::string& db, const std::string& target, int folds, int top_k
       if (static_cast<int>(w % static_cast<size_t>(k)) == f) {
         held.push_back(order[w]);
       } else {
-        for (size_t i : by_workload[order[w]]) train.push_back(l.samples[i]);
+        for (size_t i : by_workload.at(order[w])) train.push_back(l.samples[i]);
       }
     }
     cost_model::XGBModel model(flags.Config());
@@ -213,7 +224,7 @@ void Eval(const std::string& db, const std::string& target, int folds, int top_k
     for (const std::string& key : held) {
       std::vector<cost_model::FeatureRows> programs;
       std::vector<double> truth;  // throughput; failures 0
-      for (size_t i : by_workload[key]) {
+      for (size_t i : by_workload.at(key)) {
         programs.push_back(l.samples[i].features);
         const double c = l.samples[i].run_secs;
         truth.push_back(std::isfinite(c) && c > 0 ? 1.0 / c : 0.0);
@@ -278,13 +289,7 @@ void EvalHistory(const std::string& db, const std::string& target, int history, 
                  const ModelFlags& flags, bool as_json) {
   const auto t0 = std::chrono::steady_clock::now();
   Loaded l = Load(db, target, "", flags.threads);
-  std::vector<std::string> order;
-  std::map<std::string, std::vector<size_t>> by_workload;
-  for (size_t i = 0; i < l.samples.size(); ++i) {
-    auto [it, inserted] = by_workload.try_emplace(l.samples[i].workload_key);
-    if (inserted) order.push_back(l.samples[i].workload_key);
-    it->second.push_back(i);
-  }
+  const auto [order, by_workload] = GroupByWorkload(l.samples);
   const bool any = std::any_of(by_workload.begin(), by_workload.end(), [&](const auto& w) {
     return w.second.size() >= static_cast<size_t>(history) + 2;
   });
@@ -302,7 +307,7 @@ void EvalHistory(const std::string& db, const std::string& target, int history, 
               << " record(s), ranking the later ones; top-" << top_k << "\n";
   }
   for (const std::string& key : order) {
-    const std::vector<size_t>& idx = by_workload[key];
+    const std::vector<size_t>& idx = by_workload.at(key);
     if (idx.size() < static_cast<size_t>(history) + 2) {
       ++skipped;
       continue;
@@ -414,8 +419,9 @@ void RegisterModelCommands(CLI::App& app, int* exit_code) {
       "workload's later records after its first (--split history)");
   eval->add_option("--db", e->db, "Tuning database file")->required();
   eval->add_option("--target", e->target, "Target string (or host)")->required();
-  eval->add_option("--folds", e->folds, "Number of folds (default 5; at most the workloads)")
-      ->check(CLI::Range(2, 1000));
+  CLI::Option* folds =
+      eval->add_option("--folds", e->folds, "Number of folds (default 5; at most the workloads)");
+  folds->check(CLI::Range(2, 1000));
   eval->add_option("--split", e->split,
                    "workload: k-fold by workload (default); history: per workload, train on its "
                    "first --history records, rank the later ones")
@@ -431,6 +437,9 @@ void RegisterModelCommands(CLI::App& app, int* exit_code) {
     Guard(exit_code, [&] {
       if (history->count() > 0 && e->split != "history") {
         throw std::invalid_argument("--history applies to --split history only");
+      }
+      if (folds->count() > 0 && e->split == "history") {
+        throw std::invalid_argument("--folds applies to --split workload only");
       }
       if (e->split == "history") {
         EvalHistory(e->db, e->target, e->history, e->top_k, e->flags, e->json);

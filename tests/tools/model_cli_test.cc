@@ -184,6 +184,10 @@ TEST_F(ModelCli, EvalHistoryRanksEachWorkloadsLaterRecords) {
   auto stray = RunKiln("model eval --db " + db_ + " --target '" + kTarget + "' --history 8");
   EXPECT_EQ(stray.code, 1);
   EXPECT_NE(stray.out.find("--split history only"), std::string::npos) << stray.out;
+  auto folds = RunKiln("model eval --db " + db_ + " --target '" + kTarget +
+                       "' --split history --folds 3");
+  EXPECT_EQ(folds.code, 1);
+  EXPECT_NE(folds.out.find("--split workload only"), std::string::npos) << folds.out;
 }
 
 TEST_F(ModelCli, ClearErrors) {
