@@ -105,6 +105,35 @@ int64_t CountFailed(const std::vector<cost_model::FeatureSample>& s) {
   return n;
 }
 
+// A model fit on `samples`; a command has all its data at once, so it trains
+// even below the warm-up that holds back a tuning run's first batches.
+cost_model::XGBModel Fit(const ModelFlags& flags, const std::vector<cost_model::FeatureSample>& samples) {
+  cost_model::XGBModel model(flags.Config());
+  model.UpdateFeatures(samples);
+  if (model.last_train_size() != model.data_size()) model.Train();
+  return model;
+}
+
+// The model's scores for some of the samples and their measured throughput
+// (failures 0). A model that could not train (no sample had feature rows)
+// scores every program 0: its untrained scores are a hash, not a ranking.
+struct Ranking {
+  std::vector<double> pred, truth;
+};
+
+Ranking Rank(const cost_model::XGBModel& model, const std::vector<cost_model::FeatureSample>& samples,
+             const std::vector<size_t>& indices) {
+  std::vector<cost_model::FeatureRows> programs;
+  Ranking r;
+  for (size_t i : indices) {
+    programs.push_back(samples[i].features);
+    const double c = samples[i].run_secs;
+    r.truth.push_back(std::isfinite(c) && c > 0 ? 1.0 / c : 0.0);
+  }
+  r.pred = model.trained() ? model.PredictFeatures(programs) : std::vector<double>(programs.size(), 0);
+  return r;
+}
+
 void Train(const std::string& db, const std::string& target, const std::string& workload,
            const std::vector<std::string>& excluded, const std::string& output,
            const ModelFlags& flags, bool as_json) {
@@ -129,9 +158,7 @@ void Train(const std::string& db, const std::string& target, const std::string& 
                              (workload.empty() ? "" : " and --workload " + workload) +
                              (left_out == 0 ? "" : " left after --exclude-workload"));
   }
-  cost_model::XGBModel model(flags.Config());
-  model.UpdateFeatures(l.samples);
-  if (model.last_train_size() != model.data_size()) model.Train();  // below the warm-up: train anyway
+  cost_model::XGBModel model = Fit(flags, l.samples);
   if (!model.trained()) throw std::runtime_error("no record yields feature rows: nothing to train on");
   model.Save(output);
   const cost_model::TrainingReport& r = model.last_training();
@@ -217,22 +244,13 @@ void Eval(const std::string& db, const std::string& target, int folds, int top_k
         for (size_t i : by_workload.at(order[w])) train.push_back(l.samples[i]);
       }
     }
-    cost_model::XGBModel model(flags.Config());
-    model.UpdateFeatures(train);
-    if (model.last_train_size() != model.data_size()) model.Train();
+    const cost_model::XGBModel model = Fit(flags, train);
     Score fs;
     for (const std::string& key : held) {
-      std::vector<cost_model::FeatureRows> programs;
-      std::vector<double> truth;  // throughput; failures 0
-      for (size_t i : by_workload.at(key)) {
-        programs.push_back(l.samples[i].features);
-        const double c = l.samples[i].run_secs;
-        truth.push_back(std::isfinite(c) && c > 0 ? 1.0 / c : 0.0);
-      }
-      const std::vector<double> pred = model.PredictFeatures(programs);
+      const auto [pred, truth] = Rank(model, l.samples, by_workload.at(key));
       const double rho = cost_model::SpearmanCorrelation(pred, truth);
       const double rec = cost_model::TopKRecall(pred, truth, top_k);
-      const auto n = static_cast<int64_t>(programs.size());
+      const auto n = static_cast<int64_t>(pred.size());
       workload_json.push_back({{"workload_hash", key}, {"fold", f}, {"records", n},
                                {"spearman", rho}, {"top_k_recall", rec}});
       fs.records += n;
@@ -312,24 +330,15 @@ void EvalHistory(const std::string& db, const std::string& target, int history, 
       ++skipped;
       continue;
     }
+    const auto split = idx.begin() + history;
     std::vector<cost_model::FeatureSample> train;
-    for (size_t j = 0; j < static_cast<size_t>(history); ++j) train.push_back(l.samples[idx[j]]);
-    cost_model::XGBModel model(flags.Config());
-    model.UpdateFeatures(train);
-    if (model.last_train_size() != model.data_size()) model.Train();
-    std::vector<cost_model::FeatureRows> programs;
-    std::vector<double> truth;  // throughput; failures 0
-    for (size_t j = static_cast<size_t>(history); j < idx.size(); ++j) {
-      programs.push_back(l.samples[idx[j]].features);
-      const double c = l.samples[idx[j]].run_secs;
-      truth.push_back(std::isfinite(c) && c > 0 ? 1.0 / c : 0.0);
-    }
-    const std::vector<double> pred =
-        model.trained() ? model.PredictFeatures(programs) : std::vector<double>(programs.size(), 0);
+    for (auto it = idx.begin(); it != split; ++it) train.push_back(l.samples[*it]);
+    const cost_model::XGBModel model = Fit(flags, train);
+    const auto [pred, truth] = Rank(model, l.samples, std::vector<size_t>(split, idx.end()));
     const double rho = cost_model::SpearmanCorrelation(pred, truth);
     const double rec = cost_model::TopKRecall(pred, truth, top_k);
     const double best = cost_model::TopKBestRatio(pred, truth, top_k);
-    const auto n = static_cast<int64_t>(programs.size());
+    const auto n = static_cast<int64_t>(pred.size());
     workload_json.push_back({{"workload_hash", key},
                              {"training_records", history},
                              {"records", n},
