@@ -22,10 +22,9 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <string>
 #include <vector>
-
-#include <memory>
 
 #include "cost_model/random_model.h"
 #include "cost_model/xgb_model.h"
@@ -36,6 +35,7 @@
 #include "search/measured_set.h"
 #include "search/replay_trace.h"
 #include "search/tune_context.h"
+#include "support/split_mix.h"
 
 namespace {
 
@@ -155,14 +155,21 @@ int main(int argc, char** argv) {
       evo_cpu += cpu;
       evo_n += static_cast<int64_t>(got.size());
       const search::EvolutionRoundStats& s = es.last_round();
+      // The batch in order, as one number: a change meant to make the
+      // search cheaper must leave it as it was (the same seed and database
+      // give the same candidates).
+      uint64_t digest = 0;
+      for (const search::Candidate& c : got) digest = support::SplitMix64(digest ^ c.key);
       std::printf(
-          "  %-6s round %d: %3zu candidates in %6.3f s wall, %6.3f s CPU (%6.2f ms/trial wall, %6.2f "
+          "  %-6s round %d: %3zu candidates in %6.3f s wall, %6.3f s CPU (%6.2f ms/trial wall, "
+          "%6.2f "
           "CPU/%d): database %.3f s (%d), "
-          "sampling %.3f s (%d), evolving %.3f s (mutations %d/%d ok), predicting %.3f s\n",
+          "sampling %.3f s (%d), evolving %.3f s (mutations %d/%d ok), predicting %.3f s; "
+          "batch digest %016llx\n",
           spec.c_str(), r, got.size(), secs, cpu, got.empty() ? 0 : secs * 1e3 / got.size(),
-          got.empty() ? 0 : cpu * 1e3 / got.size() / threads, threads,
-          s.secs_database, s.from_database, s.secs_sampling, s.sampled, s.secs_evolve,
-          s.mutations_ok, s.mutations_tried, s.secs_predict);
+          got.empty() ? 0 : cpu * 1e3 / got.size() / threads, threads, s.secs_database,
+          s.from_database, s.secs_sampling, s.sampled, s.secs_evolve, s.mutations_ok,
+          s.mutations_tried, s.secs_predict, static_cast<unsigned long long>(digest));
       const auto t_update = std::chrono::steady_clock::now();
       model->Update(Commit(db, wid, whash, target.ToString(), got));
       std::printf("  %-6s round %d: model update %.3f s (during measurement in a run; not counted)\n",

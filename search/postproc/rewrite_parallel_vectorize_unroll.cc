@@ -1,7 +1,8 @@
 // RewriteParallelVectorizeUnroll: carry out the root annotations that
 // ParallelizeVectorizeUnroll left. For every block directly under the root:
 // fuse and parallelize the leading data-parallel loops while their product
-// stays within the parallel limit; fuse and vectorize the trailing
+// stays within the parallel limit (up to a loop that an earlier block's
+// rewrite made parallel already); fuse and vectorize the trailing
 // data-parallel loops that access memory contiguously, within the vectorize
 // limit (vectorizing wins where the two would overlap; when every loop
 // qualifies for both, fuse all and split by the vector length); and mark the
@@ -119,7 +120,12 @@ void Adjust(const ir::Schedule& sch, ir::BlockRV block, const std::vector<ir::Lo
     int& num = p->num_parallel_loops = 0;
     int64_t prod = 1;
     for (int i = 0; i < n && types[i] == ir::IterType::kDataPar; ++i) {
-      if (HasAnnOrBinding(*loops[i])) break;
+      // A loop that is parallel already was fused and parallelized for an
+      // earlier block that shares it (a cache-write block computed under
+      // the compute's outer tiles): this block runs in parallel too. TVM
+      // fuses that one loop again and parallelizes the copy, which renames
+      // it and checks the whole subtree once more, for the same program.
+      if (HasAnnOrBinding(*loops[i]) || loops[i]->for_kind == ir::ForKind::kParallel) break;
       const int64_t* ext = ConstExtent(*loops[i]);
       if (!ext) break;
       ++num;
