@@ -148,14 +148,19 @@ class Schedule {
   void SetBody(Stmt body) {
     func_.body = std::move(body);
     facts_.clear();
+    planned_move_.reset();
   }
   void SetFunc(PrimFunc f) {
     func_ = std::move(f);
     facts_.clear();
+    planned_move_.reset();
   }
   // For a primitive that changed only loop kinds, thread tags or
   // annotations: no fact below depends on them, so the facts stay.
-  void SetBodyKeepingFacts(Stmt body) { func_.body = std::move(body); }
+  void SetBodyKeepingFacts(Stmt body) {
+    func_.body = std::move(body);
+    planned_move_.reset();
+  }
 
   // Facts proved about the current function (schedule_fact.h).
   bool KnowsFact(const ScheduleFact& fact) const;
@@ -183,6 +188,18 @@ class Schedule {
   };
   const Symbol& Lookup(RVRef ref, RVKind expected) const;
   LoopRV NewMarkRV(LoopMark mark);
+
+  // The body compute_at would make of the current function, moving `block`
+  // under the loop of `loop_var` (unit loops preserved, default position):
+  // sample_compute_location builds it to check the location it picks, and
+  // the compute_at that follows in every trace takes it instead of building
+  // it again (compute_at.cc). Forgotten with any change of the body.
+  struct PlannedMove {
+    std::string block;
+    const VarNode* loop_var = nullptr;
+    Stmt body;
+  };
+  std::optional<PlannedMove> planned_move_;
 
   PrimFunc func_;
   RandomEngine rng_;

@@ -26,6 +26,14 @@ class ScheduleMutator {
   // For a change of loop kinds, thread tags or annotations only: the facts stay.
   void SetBodyKeepingFacts(Stmt body) { sch_.SetBodyKeepingFacts(std::move(body)); }
 
+  // The body sample_compute_location built for moving `block` under the
+  // loop of `loop_var` with unit loops preserved at the default position, if
+  // it is the move it planned on the current body (schedule.h); null if not.
+  const Stmt* PlannedMove(const std::string& block, const VarNode* loop_var) const {
+    const auto& m = sch_.planned_move_;
+    return m && m->block == block && m->loop_var == loop_var ? &m->body : nullptr;
+  }
+
   bool KnowsFact(const ScheduleFact& fact) const { return sch_.KnowsFact(fact); }
   void NoteFact(ScheduleFact fact) { sch_.NoteFact(std::move(fact)); }
 

@@ -150,6 +150,28 @@ TEST(SampleComputeLocation, ComputeAtTheSampledLocation) {
   }
 }
 
+// sample_compute_location builds the move it checks, and the compute_at
+// right after it takes that body (Schedule::PlannedMove): a change of the
+// body in between, even an annotation, must make compute_at build it anew.
+TEST(SampleComputeLocation, ComputeAtAfterAnotherChangeSeesIt) {
+  PrimFunc f = MatmulRelu(8, 8, 8);
+  Schedule sch(f);
+  BlockRV c = sch.GetBlock("C");
+  LoopRV at = sch.SampleComputeLocation(c, 1);
+  ASSERT_EQ(sch.NameOf(at), "i1");
+  LoopRV outer = sch.GetLoops(sch.GetBlock("compute"))[0];
+  sch.Annotate(outer, "kiln.test", int64_t{7});
+  sch.ComputeAt(c, at, /*preserve_unit_loops=*/true);
+  EXPECT_EQ(sch.Get(outer).annotations.count("kiln.test"), 1u) << ToText(sch.func());
+
+  Schedule plain(f);
+  LoopRV plain_outer = plain.GetLoops(plain.GetBlock("compute"))[0];
+  plain.Annotate(plain_outer, "kiln.test", int64_t{7});
+  plain.ComputeAt(plain.GetBlock("C"), plain.GetLoops(plain.GetBlock("compute"))[1], true);
+  EXPECT_TRUE(StructuralEqual(sch.func(), plain.func()));
+  EXPECT_TRUE(testing::SameResult(f, sch.func()));
+}
+
 TEST(SampleComputeLocation, TraceFormAndSnappedReplay) {
   PrimFunc f = Conv2dNHWC(1, 6, 6, 2, 2, 3, 1, 1);
   Schedule sch(f);

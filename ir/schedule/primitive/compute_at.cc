@@ -586,13 +586,13 @@ Stmt MoveBlockUnderLoop(const PrimFunc& f, const std::string& block_name, const 
       .Run();
 }
 
-bool CanMoveBlockUnderLoop(const PrimFunc& f, const std::string& block_name,
-                           const VarNode* loop_var, bool preserve_unit_loops, bool reverse) {
+std::optional<Stmt> TryMoveBlockUnderLoop(const PrimFunc& f, const std::string& block_name,
+                                          const VarNode* loop_var, bool preserve_unit_loops,
+                                          bool reverse) {
   try {
-    MoveBlockUnderLoop(f, block_name, loop_var, preserve_unit_loops, -1, reverse, "check");
-    return true;
+    return MoveBlockUnderLoop(f, block_name, loop_var, preserve_unit_loops, -1, reverse, "check");
   } catch (const ScheduleError&) {
-    return false;
+    return std::nullopt;
   }
 }
 
@@ -605,11 +605,16 @@ void ComputeAtImpl(Schedule& sch, BlockRV block, LoopRV loop, bool preserve_unit
   const std::string primitive = kind_definition::PythonMethod(kind.name);  // compute_at, ...
   std::string name = sch.NameOf(block);
   sch.PathOf(block);  // fails clearly if the block is gone
-  Stmt body = MoveBlockUnderLoop(
-      sch.func(), name, sch.PathOf(loop).back().as<ForNode>()->loop_var.get(), preserve_unit_loops,
-      index, reverse, primitive);
+  const VarNode* loop_var = sch.PathOf(loop).back().as<ForNode>()->loop_var.get();
   ScheduleMutator mutator(sch);
-  mutator.SetBody(body);
+  // The move sample_compute_location checked just before, if this is it.
+  const Stmt* planned = !reverse && preserve_unit_loops && index == -1
+                            ? mutator.PlannedMove(name, loop_var)
+                            : nullptr;
+  Stmt body = planned ? *planned
+                      : MoveBlockUnderLoop(sch.func(), name, loop_var, preserve_unit_loops, index,
+                                           reverse, primitive);
+  mutator.SetBody(std::move(body));
   mutator.Record(kind.name, {InstArg::Of(block.ref()), InstArg::Of(loop.ref())},
                  nlohmann::json::array({preserve_unit_loops ? 1 : 0, index}), {});
 }

@@ -3,6 +3,7 @@
 // without changing the schedule).
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "ir/prim_func.h"
@@ -17,8 +18,10 @@ Stmt MoveBlockUnderLoop(const PrimFunc& f, const std::string& block_name, const 
                         bool preserve_unit_loops, int index, bool reverse,
                         const std::string& primitive);
 
-// Whether MoveBlockUnderLoop would succeed.
-bool CanMoveBlockUnderLoop(const PrimFunc& f, const std::string& block_name,
-                           const VarNode* loop_var, bool preserve_unit_loops, bool reverse);
+// What MoveBlockUnderLoop returns (at the default position), or nothing
+// where the move is not legal.
+std::optional<Stmt> TryMoveBlockUnderLoop(const PrimFunc& f, const std::string& block_name,
+                                          const VarNode* loop_var, bool preserve_unit_loops,
+                                          bool reverse);
 
 }  // namespace kiln::ir

@@ -69,6 +69,7 @@ IterType LoopIterType(const ForNode* loop) {
 struct Candidate {
   int64_t index;        // -2 inline, -1 root, k >= 0 a loop of the first consumer
   const ForNode* loop;  // null for the marks
+  Stmt moved;           // for a loop: the body compute_at makes (TryMoveBlockUnderLoop)
 };
 
 // The loops of the first consumer's nest (outer to inner) that may hold the
@@ -128,23 +129,29 @@ std::vector<Candidate> EligibleLoops(const PrimFunc& f, const StmtPath& path) {
       visited_reduce = true;
       if (static_cast<int>(i) > last_spatial) break;
     }
-    out.push_back({static_cast<int64_t>(i), loops[i]});
+    out.push_back({static_cast<int64_t>(i), loops[i], Stmt()});
   }
   return out;
 }
 
-bool CanMoveUnder(const PrimFunc& f, const StmtPath& path, const ForNode* loop) {
+// Whether compute_at (unit loops preserved) accepts the candidate's loop;
+// if so the candidate keeps the body it makes.
+bool CanMoveUnder(const PrimFunc& f, const StmtPath& path, Candidate* c) {
   const BlockNode* self = path.back().as<BlockRealizeNode>()->block.get();
-  return CanMoveBlockUnderLoop(f, self->name, loop->loop_var.get(), /*preserve_unit_loops=*/true,
-                               /*reverse=*/false);
+  std::optional<Stmt> moved =
+      TryMoveBlockUnderLoop(f, self->name, c->loop->loop_var.get(), /*preserve_unit_loops=*/true,
+                            /*reverse=*/false);
+  if (!moved) return false;
+  c->moved = std::move(*moved);
+  return true;
 }
 
 std::vector<Candidate> CollectComputeLocation(const PrimFunc& f, const StmtPath& path) {
   std::vector<Candidate> out;
-  if (CanComputeInline(f, path)) out.push_back({-2, nullptr});
-  out.push_back({-1, nullptr});
-  for (const Candidate& c : EligibleLoops(f, path)) {
-    if (CanMoveUnder(f, path, c.loop)) out.push_back(c);
+  if (CanComputeInline(f, path)) out.push_back({-2, nullptr, Stmt()});
+  out.push_back({-1, nullptr, Stmt()});
+  for (Candidate& c : EligibleLoops(f, path)) {
+    if (CanMoveUnder(f, path, &c)) out.push_back(std::move(c));
   }
   return out;
 }
@@ -155,16 +162,16 @@ std::vector<Candidate> CollectComputeLocation(const PrimFunc& f, const StmtPath&
 // about the loops it takes to find it (replaying a trace, as the
 // evolutionary search does for every mutant, otherwise checks every loop).
 Candidate DecidedLocation(const PrimFunc& f, const StmtPath& path, int64_t decision) {
-  const Candidate root{-1, nullptr};
+  const Candidate root{-1, nullptr, Stmt()};
   if (decision == -1) return root;
   if (decision < -1) {
-    if (decision == -2 && CanComputeInline(f, path)) return {-2, nullptr};
+    if (decision == -2 && CanComputeInline(f, path)) return {-2, nullptr, Stmt()};
     return root;
   }
-  const std::vector<Candidate> loops = EligibleLoops(f, path);
+  std::vector<Candidate> loops = EligibleLoops(f, path);
   for (auto it = loops.rbegin(); it != loops.rend(); ++it) {
     if (it->index > decision) continue;
-    if (CanMoveUnder(f, path, it->loop)) return *it;
+    if (CanMoveUnder(f, path, &*it)) return std::move(*it);
   }
   return root;
 }
@@ -191,6 +198,10 @@ LoopRV Schedule::SampleComputeLocation(BlockRV block, std::optional<int64_t> dec
     c = candidates[static_cast<size_t>(rng_.SampleInt(0, static_cast<int64_t>(candidates.size())))];
   }
   LoopRV out = c.loop ? NewLoopRV(c.loop->loop_var) : NewLocationMarkRV(c.index == -2);
+  if (c.loop) {
+    planned_move_ = PlannedMove{path.back().as<BlockRealizeNode>()->block->name,
+                                c.loop->loop_var.get(), std::move(c.moved)};
+  }
   Record(instruction_kinds::SampleComputeLocation().name, {InstArg::Of(block.ref())},
          nlohmann::json::array(), {out.ref()}, nlohmann::json(c.index));
   return out;
