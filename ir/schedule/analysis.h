@@ -113,8 +113,13 @@ bool IsAncestorLoop(const ForNode* outer, const StmtPath& inner_path);
 // predicates are simplified alike. `outer_loops` are the loops between `s`
 // and its scope block (LoopDomainOf(path to s)). Unless preserve_unit_iters,
 // loops of extent 1 are replaced by their minimum in the bindings first.
+// `affine_blocks`, if given, receives the names of the blocks whose
+// bindings the iteration map proved affine on the way (what IsAffineBinding
+// would answer true for), so that the primitive can note the fact
+// (schedule_fact.h) instead of a later check proving it again.
 Stmt SimplifyBlockBindings(const Stmt& s, const std::vector<std::pair<Var, Range>>& outer_loops,
-                           bool preserve_unit_iters);
+                           bool preserve_unit_iters,
+                           std::vector<std::string>* affine_blocks = nullptr);
 // Every loop enclosing path.back() (all scopes, outer to inner, the last
 // statement excluded), with ranges: the context for simplification.
 std::vector<std::pair<Var, Range>> AllLoopsAbove(const StmtPath& path);

@@ -1,7 +1,6 @@
 // ir/schedule/analysis.h, rewriting: block bindings and predicates
 // simplified after loop primitives substituted loop variables.
-#include "ir/schedule/analysis.h"
-
+#include <algorithm>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -9,6 +8,7 @@
 #include "ir/arith/iter_map.h"
 #include "ir/functor.h"
 #include "ir/op.h"
+#include "ir/schedule/analysis.h"
 #include "ir/schedule/analysis_internal.h"
 #include "ir/structural_equal.h"
 #include "ir/substitute.h"
@@ -24,8 +24,9 @@ namespace {
 
 class BindingSimplifier : public IRMutator {
  public:
-  BindingSimplifier(const std::vector<std::pair<Var, Range>>& outer, bool preserve_unit_iters)
-      : preserve_(preserve_unit_iters) {
+  BindingSimplifier(const std::vector<std::pair<Var, Range>>& outer, bool preserve_unit_iters,
+                    std::vector<std::string>* affine_blocks)
+      : preserve_(preserve_unit_iters), affine_blocks_(affine_blocks) {
     entered_.reserve(16);
     scope_loops_.reserve(16);
     for (const auto& [v, r] : outer) Enter(v, r);
@@ -66,7 +67,9 @@ class BindingSimplifier : public IRMutator {
 
     const auto* r = visited.as<BlockRealizeNode>();
     Expr pred = r->predicate.defined() ? SimplifyPredicate(r->predicate) : r->predicate;
-    std::vector<Expr> values = SimplifyValues(r->iter_values, pred);
+    bool affine = false;
+    std::vector<Expr> values = SimplifyValues(r->iter_values, pred, &affine);
+    if (affine && affine_blocks_ != nullptr) affine_blocks_->push_back(r->block->name);
     bool changed = !pred.same_as(r->predicate);
     for (size_t i = 0; i < values.size(); ++i)
       changed = changed || !values[i].same_as(r->iter_values[i]);
@@ -88,7 +91,11 @@ class BindingSimplifier : public IRMutator {
   // form is the canonical linear form Simplify gives the binding itself, and
   // when it is not, Simplify is what is used anyway. (Equal linear forms
   // print alike unless two variables share a name; then the map is built.)
-  std::vector<Expr> SimplifyValues(const std::vector<Expr>& values, const Expr& pred) {
+  // `affine` is set when the iteration map was built and passes
+  // IsAffineBinding's test (every index a single iterator of stride 1): the
+  // new bindings are an exact rewrite of the same map.
+  std::vector<Expr> SimplifyValues(const std::vector<Expr>& values, const Expr& pred,
+                                   bool* affine) {
     std::vector<Expr> in;
     in.reserve(values.size());
     for (const Expr& v : values) in.push_back(preserve_ ? v : Substitute(v, unit_));
@@ -108,6 +115,9 @@ class BindingSimplifier : public IRMutator {
       std::vector<std::pair<Var, Range>> loops(
           scope_loops_.begin() + static_cast<std::ptrdiff_t>(scope_begin_), scope_loops_.end());
       map = arith::DetectIterMap(in, loops, p, arith::IterMapLevel::kSurjective, &an_);
+      *affine = map.ok() && std::all_of(map.indices.begin(), map.indices.end(), [](const auto& m) {
+                  return m.args.empty() || m.args[0].scale == 1;
+                });
     }
     for (size_t i = 0; i < in.size(); ++i) {
       Expr nv;
@@ -195,6 +205,7 @@ class BindingSimplifier : public IRMutator {
   }
 
   bool preserve_;
+  std::vector<std::string>* affine_blocks_;
   arith::Analyzer an_;
   std::vector<std::pair<Var, Range>> entered_;  // every loop entered, in order
   size_t bound_ = 0;                            // how many of them an_ has
@@ -208,8 +219,8 @@ class BindingSimplifier : public IRMutator {
 }  // namespace
 
 Stmt SimplifyBlockBindings(const Stmt& s, const std::vector<std::pair<Var, Range>>& outer_loops,
-                           bool preserve_unit_iters) {
-  BindingSimplifier simplifier(outer_loops, preserve_unit_iters);
+                           bool preserve_unit_iters, std::vector<std::string>* affine_blocks) {
+  BindingSimplifier simplifier(outer_loops, preserve_unit_iters, affine_blocks);
   return simplifier.VisitStmt(s);
 }
 

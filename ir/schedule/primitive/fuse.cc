@@ -108,8 +108,12 @@ LoopRV Schedule::Fuse(const std::vector<LoopRV>& loop_rvs, bool preserve_unit_it
 
   Stmt body = SubstituteLoopVars(loops.back()->body, substitution);
   body = For(fused, IntImm(0, dtype), extent, ForKind::kSerial, body);
-  body = SimplifyBlockBindings(body, LoopDomainOf(paths[0]), preserve_unit_iters);
+  std::vector<std::string> affine;
+  body = SimplifyBlockBindings(body, LoopDomainOf(paths[0]), preserve_unit_iters, &affine);
   SetBody(ReplaceAlongPath(paths[0], body));
+  // The parallel and vectorize checks after a fuse (the postprocessor's
+  // order) would prove these bindings affine again.
+  for (std::string& name : affine) NoteFact(ScheduleFact::AffineBinding(std::move(name)));
 
   LoopRV out = NewLoopRV(fused);
   std::vector<InstArg> inputs;

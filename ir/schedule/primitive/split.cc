@@ -173,8 +173,12 @@ std::vector<LoopRV> Schedule::Split(LoopRV loop_rv, const std::vector<Factor>& f
   for (size_t i = vars.size(); i-- > 0;) {
     body = For(vars[i], IntImm(0, dtype), values[i], ForKind::kSerial, body);
   }
-  body = SimplifyBlockBindings(body, LoopDomainOf(path), preserve_unit_iters);
+  std::vector<std::string> affine;
+  body = SimplifyBlockBindings(body, LoopDomainOf(path), preserve_unit_iters, &affine);
   SetBody(ReplaceAlongPath(path, body));
+  // The parallel and vectorize checks after a fuse (the postprocessor's
+  // order) would prove these bindings affine again.
+  for (std::string& name : affine) NoteFact(ScheduleFact::AffineBinding(std::move(name)));
 
   std::vector<LoopRV> out;
   std::vector<RVRef> refs;
