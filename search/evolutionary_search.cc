@@ -120,7 +120,13 @@ std::vector<Candidate> EvolutionarySearch::PickBestFromDatabase(int n) {
   for (size_t i = 0; i < top.size(); ++i) {
     hashes.push_back(top[i].trace_hash.empty() ? MeasuredSet::TraceHashOf(top[i].trace_json)
                                                : top[i].trace_hash);
-    if (!db_cache_.count(hashes.back())) todo.push_back(i);
+    if (db_cache_.count(hashes.back())) continue;
+    if (auto it = last_batch_.find(hashes.back()); it != last_batch_.end()) {
+      db_cache_[hashes.back()] = std::move(it->second);
+      last_batch_.erase(it);
+      continue;
+    }
+    todo.push_back(i);
   }
   std::vector<std::optional<Candidate>> replayed(todo.size());
   std::vector<FailureStats> fails(todo.size());
@@ -499,9 +505,13 @@ std::vector<Candidate> EvolutionarySearch::Round(int64_t round, int k) {
     while (static_cast<int>(out.size()) < k && take(kind)) {
     }
   }
+  last_batch_.clear();
   for (Candidate& c : out) {
     c.trace_json = c.trace.AsJSONString();
     returned_.insert(c.key);
+    Candidate& replayed = last_batch_[MeasuredSet::TraceHashOf(c.trace_json)] = c;
+    replayed.design_space = -1;  // as a replay of the record says
+    replayed.trace_json.clear();
   }
   stats_.secs_total = Since(t_start);
   spdlog::info(

@@ -139,6 +139,10 @@ class EvolutionarySearch : public SearchStrategy {
   // Database records replayed (by trace hash): replaying with decisions and
   // postprocs is deterministic, so each is done once per run.
   std::unordered_map<std::string, std::optional<Candidate>> db_cache_;
+  // The last batch returned, by trace hash, as a replay of its record gives
+  // it back: most records new to the database's best are these, and their
+  // replay is known without doing it.
+  std::unordered_map<std::string, Candidate> last_batch_;
   // Scores of this round, by program key (the model does not change within a round).
   std::unordered_map<uint64_t, double> score_cache_;
   // Mutated traces replayed this round (a popular parent gets the same

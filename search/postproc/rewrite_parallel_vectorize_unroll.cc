@@ -8,6 +8,7 @@
 // qualifies for both, fuse all and split by the vector length); and mark the
 // outermost loop of a non-spatial block with the sampled unroll step.
 #include <climits>
+#include <optional>
 
 #include "ir/arith/analyzer.h"
 #include "ir/schedule/stmt_path.h"
@@ -103,23 +104,24 @@ void Adjust(const ir::Schedule& sch, ir::BlockRV block, const std::vector<ir::Lo
   if (p->max_parallel_extent == -1 && p->max_vectorize_extent == -1) return;
   const int n = static_cast<int>(loop_rvs.size());
   std::vector<const ir::ForNode*> loops;
-  std::vector<ir::IterType> types;
-  for (ir::LoopRV l : loop_rvs) {
-    loops.push_back(&sch.Get(l));
-    types.push_back(LoopIterType(loops.back()));
-  }
+  for (ir::LoopRV l : loop_rvs) loops.push_back(&sch.Get(l));
+  // Each loop's kind is asked for when needed: the counts below stop at the
+  // first loop that is not data-parallel, and a deep tiled nest has many.
+  std::vector<std::optional<ir::IterType>> known(n);
+  auto type = [&](int i) {
+    if (!known[i]) known[i] = LoopIterType(loops[i]);
+    return *known[i];
+  };
   const int max_fusible = MaxFusibleForVectorize(sch.GetRealize(block), loops);
-  int rewritable = 0;
-  for (int i = 0; i < n; ++i) {
-    if (!HasAnnOrBinding(*loops[i]) && types[i] == ir::IterType::kDataPar &&
-        IsSingleStmt(loops[i]->body) && ConstExtent(*loops[i])) {
-      ++rewritable;
-    }
+  bool all_rewritable = true;
+  for (int i = 0; i < n && all_rewritable; ++i) {
+    all_rewritable = !HasAnnOrBinding(*loops[i]) && IsSingleStmt(loops[i]->body) &&
+                     ConstExtent(*loops[i]) && type(i) == ir::IterType::kDataPar;
   }
   if (p->max_parallel_extent != -1) {
     int& num = p->num_parallel_loops = 0;
     int64_t prod = 1;
-    for (int i = 0; i < n && types[i] == ir::IterType::kDataPar; ++i) {
+    for (int i = 0; i < n && type(i) == ir::IterType::kDataPar; ++i) {
       // A loop that is parallel already was fused and parallelized for an
       // earlier block that shares it (a cache-write block computed under
       // the compute's outer tiles): this block runs in parallel too. TVM
@@ -137,7 +139,7 @@ void Adjust(const ir::Schedule& sch, ir::BlockRV block, const std::vector<ir::Lo
   if (p->max_vectorize_extent != -1) {
     int& num = p->num_vectorize_loops = 0;
     int64_t prod = 1;
-    for (int i = n - 1; i >= 0 && types[i] == ir::IterType::kDataPar && num < max_fusible; --i) {
+    for (int i = n - 1; i >= 0 && num < max_fusible && type(i) == ir::IterType::kDataPar; --i) {
       if (HasAnnOrBinding(*loops[i]) || !IsSingleStmt(loops[i]->body)) break;
       const int64_t* ext = ConstExtent(*loops[i]);
       if (!ext) break;
@@ -147,7 +149,7 @@ void Adjust(const ir::Schedule& sch, ir::BlockRV block, const std::vector<ir::Lo
     }
     if (prod == 1) num = -1;
   }
-  if (rewritable == n && max_fusible == n) {
+  if (all_rewritable && max_fusible == n) {
     p->num_parallel_loops = n;
     p->num_vectorize_loops = n;
   } else if (p->num_parallel_loops != -1 && p->num_vectorize_loops != -1) {
