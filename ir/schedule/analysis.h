@@ -85,9 +85,12 @@ bool IsReductionBlock(const StmtPath& block_path, std::string* why = nullptr,
 // (TVM's region_cover; producers by lower bound, consumer by upper bound).
 // With `within` (a statement of the scope, e.g. a loop), only producers
 // under `within` count: the check that the data flow under a loop is
-// self-contained in each of its iterations.
+// self-contained in each of its iterations. `scope_block_paths`, if given,
+// is BlockPathsInScope(scope_path.back()), for callers that ask about
+// several consumers of one scope.
 bool IsRegionCovered(const StmtPath& scope_path, const BlockRealizeNode* consumer,
-                     std::string* why = nullptr, const StmtNode* within = nullptr);
+                     std::string* why = nullptr, const StmtNode* within = nullptr,
+                     const std::vector<StmtPath>* scope_block_paths = nullptr);
 // Every child block of the scope has its read regions covered by its
 // producers (TVM's stage_pipeline: there are no write-after-read or opaque
 // dependencies in this IR, so region cover is the whole condition).

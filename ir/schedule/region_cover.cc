@@ -196,10 +196,11 @@ std::string RegionText(const std::vector<Interval>& r) {
 
 // ---- Dataflow in a scope ---------------------------------------------------------
 
-bool IsRegionCovered(const StmtPath& scope_path, const BlockRealizeNode* consumer,
-                     std::string* why, const StmtNode* within) {
-  const Stmt& scope = scope_path.back();
-  std::vector<StmtPath> paths = BlockPathsInScope(scope);
+bool IsRegionCovered(const StmtPath& scope_path, const BlockRealizeNode* consumer, std::string* why,
+                     const StmtNode* within, const std::vector<StmtPath>* scope_block_paths) {
+  std::vector<StmtPath> own;
+  if (scope_block_paths == nullptr) own = BlockPathsInScope(scope_path.back());
+  const std::vector<StmtPath>& paths = scope_block_paths ? *scope_block_paths : own;
   auto cit = std::find_if(paths.begin(), paths.end(),
                           [&](const StmtPath& p) { return p.back().get() == consumer; });
   if (cit == paths.end()) {
@@ -298,8 +299,9 @@ bool IsRegionCovered(const StmtPath& scope_path, const BlockRealizeNode* consume
 }
 
 bool IsStagePipeline(const StmtPath& scope_path, std::string* why) {
+  const std::vector<StmtPath> paths = BlockPathsInScope(scope_path.back());
   for (const BlockRealizeNode* child : BlocksInScope(scope_path.back())) {
-    if (!IsRegionCovered(scope_path, child, why)) return false;
+    if (!IsRegionCovered(scope_path, child, why, nullptr, &paths)) return false;
   }
   return true;
 }

@@ -235,11 +235,11 @@ class ParallelChecker {
     if (ScheduleMutator(*sch_).KnowsFact(fact)) return;
     StmtPath scope_path = ScopePathOf(path_);
     const StmtNode* loop = path_.back().get();
-    StmtPath prefix(path_.begin(), path_.end() - 1);
+    const std::vector<StmtPath> scope_blocks = BlockPathsInScope(scope_path.back());
     for (const StmtPath& rel : BlockPathsInScope(path_.back())) {
       const auto* consumer = rel.back().as<BlockRealizeNode>();
       std::string why;
-      if (!IsRegionCovered(scope_path, consumer, &why, loop)) {
+      if (!IsRegionCovered(scope_path, consumer, &why, loop, &scope_blocks)) {
         Fail("iterations of loop " + LoopName() + " depend on each other: " + why);
       }
     }
