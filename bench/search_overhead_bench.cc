@@ -162,10 +162,8 @@ int main(int argc, char** argv) {
       for (const search::Candidate& c : got) digest = support::SplitMix64(digest ^ c.key);
       std::printf(
           "  %-6s round %d: %3zu candidates in %6.3f s wall, %6.3f s CPU (%6.2f ms/trial wall, "
-          "%6.2f "
-          "CPU/%d): database %.3f s (%d), "
-          "sampling %.3f s (%d), evolving %.3f s (mutations %d/%d ok), predicting %.3f s; "
-          "batch digest %016llx\n",
+          "%6.2f CPU/%d): database %.3f s (%d), sampling %.3f s (%d), evolving %.3f s "
+          "(mutations %d/%d ok), predicting %.3f s; batch digest %016llx\n",
           spec.c_str(), r, got.size(), secs, cpu, got.empty() ? 0 : secs * 1e3 / got.size(),
           got.empty() ? 0 : cpu * 1e3 / got.size() / threads, threads, s.secs_database,
           s.from_database, s.secs_sampling, s.sampled, s.secs_evolve, s.mutations_ok,

@@ -18,7 +18,8 @@ namespace {
 // so with one shared workload the search's threads keep touching the same
 // nodes' reference counts (its buffers, loop variables, constants), and the
 // cache lines holding them bounce between the cores: on C2D:0 the search
-// cost 6% more CPU that way (search_overhead_bench, the same candidates).
+// cost about 5% more CPU that way (search_overhead_bench, the same
+// candidates).
 // The copy is the text form parsed back, kept only if it compares equal; a
 // few workloads are kept per thread, each entry holding its source so that
 // the source's address cannot be reused by another workload meanwhile.
