@@ -1,6 +1,9 @@
 // Core IR: data types, constructors and their type rules, visitor/mutator.
 #include <gtest/gtest.h>
 
+#include <thread>
+#include <vector>
+
 #include "ir/ir.h"
 #include "ir/structural_equal.h"
 #include "ir/substitute.h"
@@ -110,6 +113,48 @@ TEST(Op, LimitsMatchTvm) {
   EXPECT_EQ(i, 127);
   ASSERT_TRUE(AsConstInt(MinValue(DataType::Int64()), &i));
   EXPECT_EQ(i, INT64_MIN);
+}
+
+// ir/op.cc: the small constants of the index types are one node each for the
+// whole process, and their handles count no references, so the search's
+// threads can copy them without writing shared memory.
+TEST(Op, SmallIndexConstantsAreSharedUncountedNodes) {
+  struct Case {
+    int64_t value;
+    DataType type;
+  };
+  const std::vector<Case> shared = {{-16, DataType::Int32()},  {0, DataType::Int32()},
+                                    {1024, DataType::Int32()}, {-16, DataType::Int64()},
+                                    {7, DataType::Int64()},    {1024, DataType::Int64()},
+                                    {0, DataType::Bool()},     {1, DataType::Bool()}};
+  std::vector<Expr> made_elsewhere(shared.size());
+  std::thread other([&] {
+    for (size_t i = 0; i < shared.size(); ++i) {
+      made_elsewhere[i] = IntImm(shared[i].value, shared[i].type);
+    }
+  });
+  other.join();
+  for (size_t i = 0; i < shared.size(); ++i) {
+    const Expr e = IntImm(shared[i].value, shared[i].type);
+    const IntImmNode* n = e.as<IntImmNode>();
+    ASSERT_NE(n, nullptr);
+    EXPECT_EQ(n->value, shared[i].value);
+    EXPECT_EQ(e.dtype(), shared[i].type);
+    EXPECT_TRUE(e.same_as(made_elsewhere[i])) << shared[i].value << " " << shared[i].type.str();
+    const Expr copy = e;  // NOLINT(performance-unnecessary-copy-initialization): the point
+    EXPECT_EQ(copy.node().use_count(), 0) << "a shared constant must count no references";
+  }
+  // Outside the range, or of another type: a fresh counted node each time.
+  for (const Case& c : std::vector<Case>{{-17, DataType::Int32()},
+                                         {1025, DataType::Int64()},
+                                         {3, DataType::Int(16)},
+                                         {5, DataType::UInt(32)}}) {
+    const Expr a = IntImm(c.value, c.type), b = IntImm(c.value, c.type);
+    EXPECT_FALSE(a.same_as(b)) << c.value << " " << c.type.str();
+    EXPECT_EQ(a.node().use_count(), 1);
+    EXPECT_EQ(a.as<IntImmNode>()->value, c.value);
+    EXPECT_EQ(a.dtype(), c.type);
+  }
 }
 
 TEST(Stmt, SeqStmtFlattensAndUnwrapsSingletons) {
