@@ -19,6 +19,7 @@
 // Figures only: never asserted.
 #include <sys/resource.h>
 
+#include <CLI/CLI.hpp>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -84,32 +85,9 @@ std::vector<cost_model::Sample> Commit(database::Database& db, database::Workloa
   return samples;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  std::vector<std::string> workloads;
-  int batch = 64, rounds = 3, threads = 2;
-  std::string model_name = "xgb";
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    if (a == "--batch" && i + 1 < argc) {
-      batch = std::atoi(argv[++i]);
-    } else if (a == "--rounds" && i + 1 < argc) {
-      rounds = std::atoi(argv[++i]);
-    } else if (a == "--threads" && i + 1 < argc) {
-      threads = std::atoi(argv[++i]);
-    } else if (a == "--cost-model" && i + 1 < argc) {
-      model_name = argv[++i];
-    } else {
-      workloads.push_back(a);
-    }
-  }
-  if (workloads.empty()) workloads = {"GMM:3", "C2D:0"};
-  if (batch < 1 || rounds < 1 || threads < 1 || (model_name != "xgb" && model_name != "random")) {
-    std::fprintf(stderr, "usage: search_overhead_bench [workload...] [--batch N] [--rounds N] "
-                         "[--threads N] [--cost-model xgb|random]\n");
-    return 2;
-  }
+// One run of the bench; throws on a bad workload name.
+int Run(const std::vector<std::string>& workloads, int batch, int rounds, int threads,
+        const std::string& model_name) {
   const ir::Target target = ir::Target::Parse("llvm -num-cores=2");
   std::printf("search overhead per trial, batch %d, %d round(s), %d thread(s), target '%s', "
               "cost model %s\n",
@@ -197,4 +175,26 @@ int main(int argc, char** argv) {
   }
   std::printf("overall: %s\n", all_met ? "met" : "NOT met");
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"Search overhead per trial of the evolutionary search (ReplayTrace as the peer)"};
+  std::vector<std::string> workloads = {"GMM:3", "C2D:0"};
+  int batch = 64, rounds = 3, threads = 2;
+  std::string model_name = "xgb";
+  app.add_option("workloads", workloads, "Workloads (suite names, e.g. C2D:0)");
+  app.add_option("--batch", batch, "Candidates per round")->check(CLI::Range(1, 4096));
+  app.add_option("--rounds", rounds, "Rounds per workload")->check(CLI::Range(1, 1000));
+  app.add_option("--threads", threads, "Search threads")->check(CLI::Range(1, 256));
+  app.add_option("--cost-model", model_name, "Cost model that ranks the candidates")
+      ->check(CLI::IsMember({"xgb", "random"}));
+  CLI11_PARSE(app, argc, argv);
+  try {
+    return Run(workloads, batch, rounds, threads, model_name);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "search_overhead_bench: %s\n", e.what());
+    return 1;
+  }
 }
