@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <exception>
 #include <stdexcept>
-#include <thread>
 #include <unordered_map>
 
 #include "cost_model/buffer_access_features.h"
@@ -11,6 +10,7 @@
 #include "ir/error.h"
 #include "ir/op.h"
 #include "ir/transform/passes.h"
+#include "support/parallel_for.h"
 
 namespace kiln::cost_model {
 namespace {
@@ -497,31 +497,16 @@ std::vector<FeatureRows> ExtractFeaturesBatch(const std::vector<ir::PrimFunc>& s
   const size_t n = scheduled.size();
   std::vector<FeatureRows> out(n);
   std::vector<std::string> errs(n);
-  auto work = [&](size_t begin, size_t end) {
-    for (size_t i = begin; i < end; ++i) {
-      try {
-        out[i] = ExtractFeatures(scheduled[i], options);
-      } catch (const std::exception& e) {
-        out[i] = FeatureRows{};
-        errs[i] = e.what();
-      }
+  // Each result lands at its own index, so the output does not depend on
+  // the thread count or on which thread took which program.
+  support::ParallelFor(static_cast<int>(n), std::max(num_threads, 1), [&](int i) {
+    try {
+      out[static_cast<size_t>(i)] = ExtractFeatures(scheduled[static_cast<size_t>(i)], options);
+    } catch (const std::exception& e) {
+      out[static_cast<size_t>(i)] = FeatureRows{};
+      errs[static_cast<size_t>(i)] = e.what();
     }
-  };
-  const size_t threads = std::clamp<size_t>(static_cast<size_t>(std::max(num_threads, 1)), 1,
-                                            std::max<size_t>(n, 1));
-  if (threads <= 1) {
-    work(0, n);
-  } else {
-    // Fixed contiguous slices: each result lands at its own index, so the
-    // output does not depend on the thread count.
-    std::vector<std::thread> pool;
-    const size_t chunk = (n + threads - 1) / threads;
-    for (size_t t = 0; t < threads; ++t) {
-      const size_t b = std::min(n, t * chunk), e = std::min(n, b + chunk);
-      if (b < e) pool.emplace_back(work, b, e);
-    }
-    for (std::thread& th : pool) th.join();
-  }
+  });
   if (errors != nullptr) *errors = std::move(errs);
   return out;
 }

@@ -50,7 +50,7 @@ ir::PrimFunc LowerForFeatures(const ir::PrimFunc& scheduled);
 FeatureRows ExtractFeatures(const ir::PrimFunc& scheduled, const FeatureOptions& options = {});
 
 // Features of many programs, results in input order whatever num_threads is
-// (each program is extracted independently; threads take fixed slices). A
+// (each program is extracted independently, on support::ParallelFor). A
 // program that fails to lower gets zero rows, and its error message is put
 // in *errors[i] when errors is given (empty string on success).
 std::vector<FeatureRows> ExtractFeaturesBatch(const std::vector<ir::PrimFunc>& scheduled,
