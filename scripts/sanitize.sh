@@ -72,8 +72,9 @@ case "$mode" in
     # evolutionary_search_test takes over 15 minutes on 2 cores, the
     # threaded test alone about 4), and the interpreter's GPU thread blocks
     # (gpu_lowering_test's tests of lowered kernels, whose names say
-    # "Thread" too; ir/interpreter/thread_block.h).
-    tests="${KILN_TSAN_TESTS:-evolutionary_search_test replay_trace_test gpu_lowering_test}"
+    # "Thread" too; ir/interpreter/thread_block.h), and the CPU runtime's
+    # thread pool, whose workers poll for jobs (parallel_runtime_test).
+    tests="${KILN_TSAN_TESTS:-evolutionary_search_test replay_trace_test gpu_lowering_test parallel_runtime_test}"
     filter="${KILN_TSAN_FILTER:-*Thread*}"
     cmake -S "$root" -B "$build" -G Ninja -DKILN_SANITIZE=thread -DKILN_BUILD_BENCH=OFF \
       -DCMAKE_BUILD_TYPE=RelWithDebInfo "${launcher[@]}" >/dev/null

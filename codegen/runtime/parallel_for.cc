@@ -11,15 +11,46 @@
 // on the C++ standard library.
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <mutex>
 #include <thread>
 #include <vector>
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
+
 #include "codegen/kernel_abi.h"
 
 namespace {
+
+// How long a worker keeps polling for the next job, and the caller for the
+// workers' last chunk, before sleeping on a condition variable. Kernels are
+// called back to back (a model's layers, the runner's timed repeats), and a
+// kernel with several parallel loops calls the pool once per loop: waking a
+// sleeping thread through the kernel takes tens of microseconds on this
+// kind of machine, several percent of a kernel of a millisecond. OpenMP
+// runtimes poll the same way between parallel regions.
+constexpr std::chrono::microseconds kSpin{200};
+
+inline void CpuRelax() {
+#if defined(__x86_64__) || defined(__i386__)
+  _mm_pause();
+#endif
+}
+
+// Polls `ready` for up to kSpin; true if it became true meanwhile.
+template <typename Ready>
+bool SpinUntil(const Ready& ready) {
+  const auto until = std::chrono::steady_clock::now() + kSpin;
+  for (int i = 0;; ++i) {
+    if (ready()) return true;
+    CpuRelax();
+    if ((i & 63) == 63 && std::chrono::steady_clock::now() >= until) return false;
+  }
+}
 
 class ThreadPool {
  public:
@@ -48,15 +79,20 @@ class ThreadPool {
     {
       std::lock_guard<std::mutex> lock(mu_);
       job_ = Job{n, threads, body, closure};
-      pending_ = threads - 1;
-      first_error_ = 0;
-      ++generation_;
+      pending_.store(static_cast<int>(workers_.size()), std::memory_order_relaxed);
+      first_error_.store(0, std::memory_order_relaxed);
+      // Release: a worker that sees the new generation while polling sees
+      // the job and the counters above.
+      generation_.fetch_add(1, std::memory_order_release);
     }
     wake_.notify_all();
     int32_t rc = RunChunk(0);
-    std::unique_lock<std::mutex> lock(mu_);
-    done_.wait(lock, [&] { return pending_ == 0; });
-    if (rc == 0) rc = first_error_;
+    auto all_done = [&] { return pending_.load(std::memory_order_acquire) == 0; };
+    if (!SpinUntil(all_done)) {
+      std::unique_lock<std::mutex> lock(mu_);
+      done_.wait(lock, all_done);
+    }
+    if (rc == 0) rc = first_error_.load(std::memory_order_relaxed);
     return rc;
   }
 
@@ -94,8 +130,8 @@ class ThreadPool {
     uint64_t start_generation = 0;
     {
       std::lock_guard<std::mutex> lock(mu_);
-      stop_ = false;
-      start_generation = generation_;
+      stop_.store(false, std::memory_order_relaxed);
+      start_generation = generation_.load(std::memory_order_relaxed);
     }
     // Each worker starts from the generation current now, before the caller
     // posts its job: a worker that read generation_ only once it was running
@@ -108,7 +144,7 @@ class ThreadPool {
   void StopWorkers() {
     {
       std::lock_guard<std::mutex> lock(mu_);
-      stop_ = true;
+      stop_.store(true, std::memory_order_release);
     }
     wake_.notify_all();
     for (auto& t : workers_) t.join();
@@ -116,18 +152,31 @@ class ThreadPool {
   }
 
   void WorkerLoop(int chunk, uint64_t seen) {
+    auto posted = [&] {
+      return stop_.load(std::memory_order_acquire) ||
+             generation_.load(std::memory_order_acquire) != seen;
+    };
     for (;;) {
-      {
+      if (!SpinUntil(posted)) {
         std::unique_lock<std::mutex> lock(mu_);
-        wake_.wait(lock, [&] { return stop_ || generation_ != seen; });
-        if (stop_) return;
-        seen = generation_;
-        if (chunk >= job_.chunks) continue;  // this job has fewer chunks than threads
+        wake_.wait(lock, posted);
       }
-      const int32_t rc = RunChunk(chunk);
-      std::lock_guard<std::mutex> lock(mu_);
-      if (rc != 0 && first_error_ == 0) first_error_ = rc;
-      if (--pending_ == 0) done_.notify_one();
+      if (stop_.load(std::memory_order_acquire)) return;
+      seen = generation_.load(std::memory_order_acquire);
+      // Every worker answers every job, also one with fewer chunks than
+      // threads, so the caller posts the next job only once no worker can
+      // still be reading this one.
+      const int32_t rc = chunk < job_.chunks ? RunChunk(chunk) : 0;
+      if (rc != 0) {
+        int32_t none = 0;
+        first_error_.compare_exchange_strong(none, rc, std::memory_order_relaxed);
+      }
+      if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+        // Under the lock, so that the notification cannot fall between the
+        // caller's check of pending_ and its sleep.
+        std::lock_guard<std::mutex> lock(mu_);
+        done_.notify_one();
+      }
     }
   }
 
@@ -135,11 +184,11 @@ class ThreadPool {
   std::mutex mu_;
   std::condition_variable wake_, done_;
   std::vector<std::thread> workers_;
-  Job job_;
-  int pending_ = 0;
-  int32_t first_error_ = 0;
-  uint64_t generation_ = 0;
-  bool stop_ = false;
+  Job job_;  // written under mu_ before generation_ moves, read after
+  std::atomic<int> pending_{0};
+  std::atomic<int32_t> first_error_{0};
+  std::atomic<uint64_t> generation_{0};
+  std::atomic<bool> stop_{false};
   int requested_ = 0;
   static thread_local bool in_task_;
 };
