@@ -27,6 +27,10 @@ int32_t kiln_parallel_for(int64_t n, kiln_parallel_body_fn body, void* closure);
 
 // Sets the number of threads kiln_parallel_for uses (0: every core). Threads
 // are created lazily, so a process that never runs a parallel loop has none.
+// Between parallel loops the threads poll for the next one for 200
+// microseconds before they sleep; the environment variable
+// KILN_RUNTIME_POLL_US, read once, sets that time (0: sleep at once, as
+// OMP_WAIT_POLICY=passive does for OpenMP).
 void kiln_runtime_set_num_threads(int32_t n);
 
 #ifdef __cplusplus

@@ -14,6 +14,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <cstdlib>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -32,8 +33,23 @@ namespace {
 // kernel with several parallel loops calls the pool once per loop: waking a
 // sleeping thread through the kernel takes tens of microseconds on this
 // kind of machine, several percent of a kernel of a millisecond. OpenMP
-// runtimes poll the same way between parallel regions.
-constexpr std::chrono::microseconds kSpin{200};
+// runtimes poll the same way between parallel regions (and OMP_WAIT_POLICY
+// turns it off); here KILN_RUNTIME_POLL_US sets the time, 0 to sleep at once.
+constexpr int64_t kDefaultPollMicros = 200;
+constexpr int64_t kMaxPollMicros = 1000000;
+
+std::chrono::microseconds PollTime() {
+  static const std::chrono::microseconds time = [] {
+    const char* env = std::getenv("KILN_RUNTIME_POLL_US");
+    if (env == nullptr || *env == '\0') return std::chrono::microseconds(kDefaultPollMicros);
+    char* end = nullptr;
+    const long long v = std::strtoll(env, &end, 10);
+    // A malformed value keeps the default: a kernel has no way to report it.
+    if (*end != '\0' || v < 0) return std::chrono::microseconds(kDefaultPollMicros);
+    return std::chrono::microseconds(std::min<long long>(v, kMaxPollMicros));
+  }();
+  return time;
+}
 
 inline void CpuRelax() {
 #if defined(__x86_64__) || defined(__i386__)
@@ -41,10 +57,12 @@ inline void CpuRelax() {
 #endif
 }
 
-// Polls `ready` for up to kSpin; true if it became true meanwhile.
+// Polls `ready` for up to PollTime(); true if it became true meanwhile.
 template <typename Ready>
 bool SpinUntil(const Ready& ready) {
-  const auto until = std::chrono::steady_clock::now() + kSpin;
+  if (ready()) return true;
+  if (PollTime().count() == 0) return false;
+  const auto until = std::chrono::steady_clock::now() + PollTime();
   for (int i = 0;; ++i) {
     if (ready()) return true;
     CpuRelax();
