@@ -116,7 +116,7 @@ std::vector<Candidate> EvolutionarySearch::PickBestFromDatabase(int n) {
   if (n <= 0) return {};
   std::vector<database::TuningRecord> top = state_.db->TopK(state_.workload_id, state_.target, n);
   std::vector<std::string> hashes;
-  std::vector<size_t> todo;
+  std::vector<size_t> unreplayed;
   for (size_t i = 0; i < top.size(); ++i) {
     hashes.push_back(top[i].trace_hash.empty() ? MeasuredSet::TraceHashOf(top[i].trace_json)
                                                : top[i].trace_hash);
@@ -126,12 +126,12 @@ std::vector<Candidate> EvolutionarySearch::PickBestFromDatabase(int n) {
       last_batch_.erase(it);
       continue;
     }
-    todo.push_back(i);
+    unreplayed.push_back(i);
   }
-  std::vector<std::optional<Candidate>> replayed(todo.size());
-  std::vector<FailureStats> fails(todo.size());
-  support::ParallelFor(static_cast<int>(todo.size()), ctx_.num_threads, [&](int j) {
-    const database::TuningRecord& r = top[todo[j]];
+  std::vector<std::optional<Candidate>> replayed(unreplayed.size());
+  std::vector<FailureStats> fails(unreplayed.size());
+  support::ParallelFor(static_cast<int>(unreplayed.size()), ctx_.num_threads, [&](int j) {
+    const database::TuningRecord& r = top[unreplayed[j]];
     try {
       ir::Trace t = ir::Trace::FromJSONString(r.trace_json);
       // With every decision recorded the replay draws nothing: any seed will do.
@@ -140,9 +140,9 @@ std::vector<Candidate> EvolutionarySearch::PickBestFromDatabase(int n) {
       fails[j].Add("replay", e.what());
     }
   });
-  for (size_t j = 0; j < todo.size(); ++j) {
+  for (size_t j = 0; j < unreplayed.size(); ++j) {
     failures_.Merge(fails[j]);
-    db_cache_[hashes[todo[j]]] = std::move(replayed[j]);
+    db_cache_[hashes[unreplayed[j]]] = std::move(replayed[j]);
   }
   std::vector<Candidate> out;
   for (const std::string& h : hashes) {
