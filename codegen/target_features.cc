@@ -219,4 +219,31 @@ bool CompatibleTarget(const ir::Target& record, const ir::Target& asking, std::s
   return true;
 }
 
+bool SameVectorUnits(const ir::Target& a, const ir::Target& b, std::string* why) {
+  auto fail = [&](const std::string& reason) {
+    if (why != nullptr) *why = reason;
+    return false;
+  };
+  if (a.kind != ir::Target::Kind::kLLVM || b.kind != ir::Target::Kind::kLLVM)
+    return fail("only CPU ('llvm') targets compare by vector units");
+  if (TripleOf(a) != TripleOf(b))
+    return fail("triple " + TripleOf(a) + " differs from " + TripleOf(b));
+  const Subtargets sub(TripleOf(a));
+  for (const ir::Target* t : {&a, &b}) {
+    if (!sub.KnowsCpu(t->mcpu))
+      return fail("this LLVM does not know the CPU '" + t->mcpu + "', so its features are unknown");
+  }
+  const std::vector<std::string> fa = sub.Enabled(a.mcpu, a.mattr);
+  const std::vector<std::string> fb = sub.Enabled(b.mcpu, b.mattr);
+  for (const char* f : {"avx512f", "avx2", "avx", "fma", "sse4.2", "neon", "sve", "sve2"}) {
+    const bool in_a = std::binary_search(fa.begin(), fa.end(), f);
+    const bool in_b = std::binary_search(fb.begin(), fb.end(), f);
+    if (in_a != in_b) {
+      return fail(std::string(f) + " is " + (in_a ? "on" : "off") + " for '" + a.ToString() +
+                  "' and " + (in_b ? "on" : "off") + " for '" + b.ToString() + "'");
+    }
+  }
+  return true;
+}
+
 }  // namespace kiln::codegen

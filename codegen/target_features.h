@@ -43,4 +43,14 @@ bool TargetHasFeature(const ir::Target& target, const std::string& feature);
 bool CompatibleTarget(const ir::Target& record, const ir::Target& asking,
                       std::string* why = nullptr);
 
+// Whether schedules rank alike on both targets as far as the vector units
+// go: both `llvm`, the same triple, and the same state of each feature that
+// sets the vector width or fused multiply-add (avx512f, avx2, avx, fma,
+// sse4.2; neon, sve, sve2). `kiln tune` starts a run from a shipped cost
+// model only when its training target and the tuning target agree so
+// (search/prior_model.h): a model that learned 16-lane schedules misleads on
+// an 8-lane CPU. Core counts may differ. When it returns false, *why (if
+// given) says what differs.
+bool SameVectorUnits(const ir::Target& a, const ir::Target& b, std::string* why = nullptr);
+
 }  // namespace kiln::codegen

@@ -215,4 +215,24 @@ std::string FindPreset(const std::string& name_or_path, const std::string& subdi
   throw ConfigError(msg);
 }
 
+std::vector<std::string> ListPresets(const std::string& subdir,
+                                     const std::vector<std::string>& config_dirs,
+                                     const std::string& ext) {
+  std::vector<std::string> files;
+  std::set<std::string> seen;
+  for (const std::string& dir : config_dirs) {
+    std::error_code ec;
+    const fs::path folder = fs::path(dir) / subdir;
+    if (!fs::is_directory(folder, ec)) continue;
+    std::set<fs::path> here;
+    for (const auto& entry : fs::directory_iterator(folder, ec)) {
+      if (entry.path().extension() == ext && entry.is_regular_file(ec)) here.insert(entry.path());
+    }
+    for (const fs::path& p : here) {
+      if (seen.insert(p.stem().string()).second) files.push_back(p.string());
+    }
+  }
+  return files;
+}
+
 }  // namespace kiln::config

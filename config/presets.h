@@ -44,4 +44,12 @@ std::string FindPreset(const std::string& name_or_path, const std::string& subdi
                        const std::vector<std::string>& config_dirs,
                        const std::string& ext = ".json");
 
+// Every preset file of `subdir` with `ext` in `config_dirs`: a folder's
+// files in name order, the folders in the order given, and a name found in
+// an earlier folder hides the same name in later ones (as FindPreset
+// resolves names).
+std::vector<std::string> ListPresets(const std::string& subdir,
+                                     const std::vector<std::string>& config_dirs,
+                                     const std::string& ext = ".json");
+
 }  // namespace kiln::config

@@ -571,6 +571,7 @@ void XGBModel::Save(const std::string& path) const {
       {"booster_bytes", static_cast<uint64_t>(len)},
       {"booster_fnv1a64", Hex(Fnv1a(buf, static_cast<size_t>(len)))},
   };
+  if (!trained_target_.empty()) header["target"] = trained_target_;
   const std::string tmp = path + ".tmp";
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
@@ -634,6 +635,7 @@ XGBModel XGBModel::Load(const std::string& path, XGBModelConfig config) {
     m.last_train_size_ = h.at("training_size").get<int64_t>();
     // Files written before the field was added do not say.
     m.loaded_workloads_ = h.value("workloads", std::vector<std::string>{});
+    m.trained_target_ = h.value("target", std::string());
     if (len > 0) {
       BoosterHandle b = nullptr;
       Check(XGBoosterCreate(nullptr, 0, &b), "XGBoosterCreate");

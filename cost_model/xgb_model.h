@@ -174,11 +174,17 @@ class XGBModel final : public CostModel {
   // file, for a loaded model): a bench that starts from a prior checks that
   // it holds its workloads out.
   std::vector<std::string> trained_workloads() const;
+  // The target whose records trained the model (a target string; empty:
+  // unknown, as in files written before it was recorded). `kiln tune`
+  // starts a run from a shipped model only when that target has the tuning
+  // target's vector units (search/prior_model.h).
+  const std::string& trained_target() const { return trained_target_; }
+  void set_trained_target(std::string target) { trained_target_ = std::move(target); }
   const XGBModelConfig& config() const { return config_; }
 
   // A versioned file: one JSON header line (format "kiln-xgb-model",
   // version, feature count, training-data size, the trained workloads' keys,
-  // booster size and checksum)
+  // the trained target when known, booster size and checksum)
   // followed by the booster in XGBoost's own UBJSON format. Training data is
   // not stored: it lives in the tuning database. Save throws CostModelError
   // when the file cannot be written, or for a model with a prior (its trees
@@ -199,6 +205,7 @@ class XGBModel final : public CostModel {
   std::map<std::string, int64_t> per_workload_;
   std::map<std::string, int64_t> per_workload_at_train_;
   std::vector<std::string> loaded_workloads_;  // a loaded model's trained workloads
+  std::string trained_target_;
   TrainingReport last_report_;
 
   // Each row's output: the prior's (if any) plus this model's trees (if

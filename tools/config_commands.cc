@@ -12,6 +12,7 @@
 
 #include "config/presets.h"
 #include "rpc/proto_convert.h"
+#include "search/prior_model.h"
 #include "tools/commands.h"
 #include "tools/tune_cli.h"
 
@@ -41,7 +42,9 @@ std::vector<std::string> ConfigDirs() {
 }  // namespace
 
 void ApplyPresets(TuneCliOptions* o) {
-  if (!o->prior_model.empty()) {
+  if (o->prior_model == search::kAutoPriorModel) {
+    o->auto_prior_candidates = config::ListPresets("models", ConfigDirs(), ".model");
+  } else if (!o->prior_model.empty() && o->prior_model != search::kNoPriorModel) {
     try {
       o->prior_model = config::FindPreset(o->prior_model, "models", ConfigDirs(), ".model");
     } catch (const config::ConfigError& e) {

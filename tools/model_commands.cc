@@ -160,6 +160,9 @@ void Train(const std::string& db, const std::string& target, const std::string& 
   }
   cost_model::XGBModel model = Fit(flags, l.samples);
   if (!model.trained()) throw std::runtime_error("no record yields feature rows: nothing to train on");
+  // Recorded so that `kiln tune` knows which CPUs the model suits
+  // (search/prior_model.h).
+  model.set_trained_target(l.target);
   model.Save(output);
   const cost_model::TrainingReport& r = model.last_training();
   std::map<std::string, int> workloads;

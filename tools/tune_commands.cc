@@ -3,6 +3,7 @@
 // mutations ranked by --cost-model), measures them in the isolated runner and
 // commits each batch to the database; a rerun tops up to --trials instead of
 // starting over. Ctrl-C stops after the batch in flight is committed.
+#include <spdlog/spdlog.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -16,7 +17,6 @@
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <sstream>
-#include <spdlog/spdlog.h>
 #include <string>
 #include <thread>
 #include <vector>
@@ -26,19 +26,20 @@
 #include "database/database.h"
 #include "database/record_json.h"
 #include "ir/flops.h"
-#include "ir/text/printer.h"
 #include "ir/schedule/trace.h"
+#include "ir/text/printer.h"
 #include "rpc/local_runner.h"
 #include "search/measured_samples.h"
+#include "search/prior_model.h"
 #include "search/target_lookup.h"
 #include "search/tune.h"
 #include "search/tune_context.h"
 #include "support/cores.h"
+#include "tools/build_only.h"
 #include "tools/commands.h"
 #include "tools/progress_text.h"
-#include "tools/tune_cli.h"
-#include "tools/build_only.h"
 #include "tools/target_spec.h"
+#include "tools/tune_cli.h"
 #include "tools/workload_spec.h"
 
 namespace kiln::tools {
@@ -63,7 +64,10 @@ std::unique_ptr<cost_model::CostModel> MakeCostModel(const TuneCliOptions& o, in
                                                      const std::string& target, bool* seeded) {
   *seeded = false;
   const bool learns = o.strategy == "evolutionary" && o.cost_model == "xgb";
-  if ((!o.prior_dbs.empty() || !o.prior_model.empty()) && !learns) {
+  const bool auto_prior = o.prior_model == search::kAutoPriorModel;
+  const bool named_prior =
+      !auto_prior && !o.prior_model.empty() && o.prior_model != search::kNoPriorModel;
+  if ((!o.prior_dbs.empty() || named_prior) && !learns) {
     throw std::invalid_argument(std::string(o.prior_dbs.empty() ? "--prior-model" : "--prior-db") +
                                 " trains the xgb model of the evolutionary search; " +
                                 (o.strategy != "evolutionary"
@@ -102,15 +106,26 @@ std::unique_ptr<cost_model::CostModel> MakeCostModel(const TuneCliOptions& o, in
                    std::make_move_iterator(loaded.samples.end()));
   }
   auto model = std::make_unique<cost_model::XGBModel>(config);
-  if (!o.prior_model.empty()) {
+  std::string prior_path = named_prior ? o.prior_model : "";
+  if (auto_prior) {
+    const search::AutoPrior chosen =
+        search::ChooseAutoPrior(o.auto_prior_candidates, ir::Target::Parse(target));
+    prior_path = chosen.path;
+    if (chosen.path.empty()) {
+      spdlog::info("tune: the xgb model starts from nothing: {}", chosen.reason);
+    } else {
+      spdlog::info("tune: --prior-model auto chose {}: {}", chosen.path, chosen.reason);
+    }
+  }
+  if (!prior_path.empty()) {
     auto prior =
-        std::make_shared<cost_model::XGBModel>(cost_model::XGBModel::Load(o.prior_model, config));
+        std::make_shared<cost_model::XGBModel>(cost_model::XGBModel::Load(prior_path, config));
     if (!prior->trained()) {
-      throw std::invalid_argument("--prior-model " + o.prior_model +
+      throw std::invalid_argument("--prior-model " + prior_path +
                                   " holds an untrained model: it would predict nothing");
     }
     model->SetPrior(std::move(prior));
-    sources += ", starting from the model " + o.prior_model;
+    sources += ", starting from the model " + prior_path;
   }
   search::MeasuredFeatures stored =
       search::LoadMeasuredFeatures(db, target, threads, std::nullopt, config.features);
@@ -370,7 +385,10 @@ void RegisterTuneCommands(CLI::App& app, int* exit_code) {
   cmd->add_option("--prior-model", o->prior_model,
                   "A cost model the xgb model starts from: a name in configs/models/ (avx512) or "
                   "a file of `kiln model train -o`. It ranks the first batches; the run's "
-                  "records then train corrections to it");
+                  "records then train corrections to it. 'auto': a model of configs/models/ "
+                  "trained on a CPU with the target's vector units, if there is one; 'none': "
+                  "start from nothing")
+      ->capture_default_str();
   cmd->add_flag("--build-only", o->build_only,
                 "Sample --trials-per-iter candidates and build them for the target without "
                 "measuring or storing (for cuda: CUDA C, NVRTC, PTX assembled for the arch)");

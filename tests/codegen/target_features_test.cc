@@ -122,5 +122,30 @@ TEST(CompatibleTarget, SubsetOfFeaturesAndSameCores) {
   EXPECT_TRUE(CompatibleTarget(skx, skx));
 }
 
+// What decides whether a shipped cost model may start a run: the vector
+// width and FMA, not the CPU's name, its other features or its core count.
+TEST(SameVectorUnits, VectorWidthAndFmaDecide) {
+  const ir::Target rkl = Canon("llvm -mcpu=rocketlake -num-cores=2");
+  const ir::Target spr = Canon("llvm -mcpu=sapphirerapids -num-cores=8");
+  const ir::Target zen4 = Canon("llvm -mcpu=znver4 -num-cores=2");
+  const ir::Target zen3 = Canon("llvm -mcpu=znver3 -num-cores=2");
+  const ir::Target haswell = Canon("llvm -mcpu=haswell -num-cores=2");
+  std::string why;
+  EXPECT_TRUE(SameVectorUnits(rkl, spr, &why)) << why;  // AMX and 8 cores aside
+  EXPECT_TRUE(SameVectorUnits(rkl, zen4, &why)) << why;
+  EXPECT_TRUE(SameVectorUnits(zen3, haswell, &why)) << why;
+  EXPECT_FALSE(SameVectorUnits(rkl, zen3, &why));
+  EXPECT_NE(why.find("avx512f is on for 'llvm -mcpu=rocketlake"), std::string::npos) << why;
+  // A Zen 4 whose AVX-512 a virtual machine hides is an AVX2 machine.
+  EXPECT_TRUE(SameVectorUnits(Canon("llvm -mcpu=znver4 -mattr=-avx512f -num-cores=2"), zen3, &why))
+      << why;
+  // Generic x86-64: SSE2 only.
+  EXPECT_FALSE(SameVectorUnits(Canon("llvm -num-cores=1"), haswell, &why));
+  EXPECT_NE(why.find("avx2"), std::string::npos) << why;
+  EXPECT_TRUE(SameVectorUnits(Canon("llvm -num-cores=1"), Canon("llvm -num-cores=4")));
+  EXPECT_FALSE(SameVectorUnits(Canon("cuda -arch=sm_90"), Canon("cuda -arch=sm_90"), &why));
+  EXPECT_NE(why.find("CPU"), std::string::npos) << why;
+}
+
 }  // namespace
 }  // namespace kiln::codegen

@@ -8,16 +8,17 @@
 
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <thread>
 
 #include "database/database.h"
-#include "ir/text/parser.h"
-#include "ir/text/printer.h"
 #include "ir/schedule/schedule.h"
 #include "ir/schedule/trace.h"
 #include "ir/structural_hash.h"
+#include "ir/text/parser.h"
+#include "ir/text/printer.h"
 #include "tests/common/reduced_suite.h"
 #include "tests/common/run_kiln.h"
 
@@ -334,6 +335,87 @@ TEST_F(TuneCli, PriorModelRanksTheFirstBatch) {
     for (const char* suffix : {"", "-wal", "-shm"}) fs::remove(f + suffix);
   }
   fs::remove(model);
+}
+
+// --prior-model auto (the default): the run starts from the first model of
+// configs/models/ trained on a CPU with the target's vector units, passing
+// over a model of other vector units and a file that is no model; with none
+// that suits, or with --prior-model none, it starts from nothing.
+TEST_F(TuneCli, PriorModelAutoChoosesByVectorUnits) {
+  const std::string prior = db_ + ".prior";
+  const fs::path dir = db_ + ".configs";
+  fs::create_directories(dir / "models");
+  auto seed = RunKiln("tune --workload " + workload_.path() + " --trials 8 --trials-per-iter 4 " +
+                          "--strategy replay --db " + prior + kFast,
+                      /*with_stderr=*/false);
+  ASSERT_EQ(seed.code, 0) << seed.out;
+  const std::string generic = (dir / "models" / "generic.model").string();
+  auto train = RunKiln("model train --db " + prior + " --target 'llvm -num-cores=1' -o " + generic);
+  ASSERT_EQ(train.code, 0) << train.out;
+  // The same model, its header saying it was trained on an AVX-512 CPU (the
+  // header's target is not under the booster's checksum), named to come
+  // first; and a file that is no model.
+  std::ifstream in(generic, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const size_t nl = bytes.find('\n');
+  ASSERT_NE(nl, std::string::npos);
+  nlohmann::json header = nlohmann::json::parse(bytes.substr(0, nl));
+  EXPECT_EQ(header.value("target", ""), "llvm -num-cores=1");
+  header["target"] = "llvm -mcpu=skylake-avx512 -num-cores=1";
+  std::ofstream((dir / "models" / "a_avx512.model").string(), std::ios::binary)
+      << header.dump() << bytes.substr(nl);
+  std::ofstream((dir / "models" / "b_broken.model").string()) << "not a model\n";
+
+  TempFile sfm(SmallText("SFM"));
+  const std::string tune = "tune --workload " + sfm.path() + " --trials 4 --trials-per-iter 4 -v";
+  setenv("KILN_CONFIG_DIR", dir.c_str(), 1);
+  auto chosen = RunKiln(tune + " --db " + db_ + kFast);
+  auto none = RunKiln(tune + " --db " + db_ + ".none --prior-model none" + kFast);
+  unsetenv("KILN_CONFIG_DIR");
+  ASSERT_EQ(chosen.code, 0) << chosen.out;
+  EXPECT_NE(chosen.out.find("--prior-model auto chose " + generic +
+                            ": trained on 'llvm -num-cores=1', the same vector units as "
+                            "'llvm -num-cores=1'"),
+            std::string::npos)
+      << chosen.out;
+  EXPECT_NE(chosen.out.find("starting from the model " + generic +
+                            " (the prior predicts until there are enough to train)"),
+            std::string::npos)
+      << chosen.out;
+  EXPECT_EQ(chosen.out.find("has not learned yet"), std::string::npos) << chosen.out;
+  ASSERT_EQ(none.code, 0) << none.out;
+  EXPECT_EQ(none.out.find("starting from the model"), std::string::npos) << none.out;
+  EXPECT_NE(none.out.find("has not learned yet"), std::string::npos) << none.out;
+
+  // Without the folder, only the shipped AVX-512 model is there, and it does
+  // not suit a generic x86-64 target: the reasons are logged.
+  auto nothing = RunKiln(tune + " --db " + db_ + ".nothing" + kFast);
+  ASSERT_EQ(nothing.code, 0) << nothing.out;
+  EXPECT_NE(nothing.out.find("the xgb model starts from nothing: no model of configs/models/ "
+                             "suits 'llvm -num-cores=1' ("),
+            std::string::npos)
+      << nothing.out;
+  EXPECT_NE(nothing.out.find("avx512.model: avx512f is on for"), std::string::npos) << nothing.out;
+  EXPECT_NE(nothing.out.find("has not learned yet"), std::string::npos) << nothing.out;
+  // With the folder again: the refused files and their reasons, when the
+  // target suits none (a generic x86-64 with AVX2 and FMA added).
+  setenv("KILN_CONFIG_DIR", dir.c_str(), 1);
+  auto avx2 = RunKiln(tune + " --db " + db_ +
+                      ".avx2 --number 1 --repeat 1 --min-repeat-ms 1 "
+                      "--target 'llvm -mattr=+avx2,+fma -num-cores=1'");
+  unsetenv("KILN_CONFIG_DIR");
+  ASSERT_EQ(avx2.code, 0) << avx2.out;
+  EXPECT_NE(avx2.out.find("a_avx512.model: avx512f is on"), std::string::npos) << avx2.out;
+  EXPECT_NE(avx2.out.find("b_broken.model: '" + (dir / "models" / "b_broken.model").string() +
+                          "' is not a usable Kiln cost model"),
+            std::string::npos)
+      << avx2.out;
+  EXPECT_NE(avx2.out.find("generic.model: avx2 is off for 'llvm -num-cores=1'"), std::string::npos)
+      << avx2.out;
+  for (const std::string& f : {prior, db_ + ".none", db_ + ".nothing", db_ + ".avx2"}) {
+    for (const char* suffix : {"", "-wal", "-shm"}) fs::remove(f + suffix);
+  }
+  fs::remove_all(dir);
 }
 
 // Several workloads share one budget: --workload repeated, the same workload
