@@ -263,6 +263,8 @@ int main(int argc, char** argv) {
                  "starts from; auto: kiln tune's choice from configs/models/; none: no prior")
       ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
+  // A run takes minutes a seed: show each line as it comes, also in a log.
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);
   if (prior_model_flag != search::kAutoPriorModel && prior_model_flag != search::kNoPriorModel &&
       !std::filesystem::is_regular_file(prior_model_flag)) {
     std::fprintf(stderr, "search_bench: --prior-model %s: no such file\n",

@@ -41,15 +41,21 @@ std::vector<std::string> ConfigDirs() {
 
 }  // namespace
 
+std::vector<std::string> PriorModelFiles(const std::string& flag) {
+  if (flag == search::kAutoPriorModel) return config::ListPresets("models", ConfigDirs(), ".model");
+  if (flag.empty() || flag == search::kNoPriorModel) return {};
+  try {
+    return {config::FindPreset(flag, "models", ConfigDirs(), ".model")};
+  } catch (const config::ConfigError& e) {
+    throw config::ConfigError(std::string("--prior-model: ") + e.what());
+  }
+}
+
 void ApplyPresets(TuneCliOptions* o) {
   if (o->prior_model == search::kAutoPriorModel) {
-    o->auto_prior_candidates = config::ListPresets("models", ConfigDirs(), ".model");
+    o->auto_prior_candidates = PriorModelFiles(o->prior_model);
   } else if (!o->prior_model.empty() && o->prior_model != search::kNoPriorModel) {
-    try {
-      o->prior_model = config::FindPreset(o->prior_model, "models", ConfigDirs(), ".model");
-    } catch (const config::ConfigError& e) {
-      throw config::ConfigError(std::string("--prior-model: ") + e.what());
-    }
+    o->prior_model = PriorModelFiles(o->prior_model).front();
   }
   if (!o->target_preset.empty()) {
     const std::string path = config::FindPreset(o->target_preset, "targets", ConfigDirs());

@@ -19,21 +19,23 @@
 #include <sstream>
 #include <thread>
 
-#include "ir/text/printer.h"
 #include "ir/structural_hash.h"
+#include "ir/text/printer.h"
 #include "kiln/v1/farm.grpc.pb.h"
 #include "rpc/farm/coordinator.h"
+#include "rpc/farm/health_check.h"
 #include "rpc/farm/job_file.h"
 #include "rpc/farm/job_runner.h"
-#include "rpc/farm/health_check.h"
 #include "rpc/farm/simulated_timing.h"
 #include "rpc/farm/worker.h"
 #include "rpc/proto_convert.h"
+#include "search/prior_model.h"
 #include "tools/command_guard.h"
 #include "tools/commands.h"
 #include "tools/farm_client_flags.h"
 #include "tools/progress_text.h"
 #include "tools/target_spec.h"
+#include "tools/tune_cli.h"
 #include "tools/workload_spec.h"
 
 namespace kiln::tools {
@@ -82,11 +84,13 @@ search::TuneProgress FromJobProgress(const v1::JobProgress& p) {
 
 struct ServeArgs {
   rpc::farm::CoordinatorOptions options;
+  std::string prior_model = search::kAutoPriorModel;
   bool verbose = false;
 };
 
-int Serve(const ServeArgs& a) {
+int Serve(ServeArgs a) {
   spdlog::set_level(a.verbose ? spdlog::level::info : spdlog::level::warn);
+  a.options.prior_model_files = PriorModelFiles(a.prior_model);
   for (const std::string& w : rpc::farm::CheckSecurityOptions(a.options)) {
     std::cerr << "kiln farm: warning: " << w << "\n";
   }
@@ -424,6 +428,12 @@ void RegisterFarmCommands(CLI::App& app, int* exit_code) {
       ->capture_default_str();
   serve->add_option("--heartbeat-seconds", sa->options.heartbeat_seconds, "How often workers renew leases")
       ->check(CLI::Range(0.01, 3600.0))
+      ->capture_default_str();
+  serve
+      ->add_option("--prior-model", sa->prior_model,
+                   "Cost models an evolutionary job's model may start from: 'auto' (those of "
+                   "configs/models/), 'none', or a name or file; a job uses the first trained "
+                   "on a CPU with its target's vector units")
       ->capture_default_str();
   serve->add_option("--threads", sa->options.search_threads, "Sampling threads per job (0: every core)")
       ->check(CLI::Range(0, 4096));

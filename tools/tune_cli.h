@@ -59,6 +59,12 @@ struct TuneCliOptions {
 // known name.
 void ApplyPresets(TuneCliOptions* o);
 
+// The model files a --prior-model value may start a run from: "auto", every
+// model of configs/models/ (search::ChooseAutoPrior picks one per target);
+// "none" or empty, none; otherwise the named model or file. Throws
+// config::ConfigError for a name that is neither (tools/config_commands.cc).
+std::vector<std::string> PriorModelFiles(const std::string& flag);
+
 // --trials-per-iter as TuneOptions::trials_per_iter takes it: 64 for the
 // evolutionary search unless given (TVM's), 16 for replay.
 inline int TrialsPerIter(const TuneCliOptions& o) {
@@ -83,9 +89,12 @@ extern const std::vector<std::string> kCostModels;
 // std::invalid_argument for --prior-db or --prior-model with a model that
 // cannot learn from them, or a prior database that holds no record of the
 // target; cost_model::CostModelError for a model file that cannot be used.
+// *prior_model (if given) is set to the model file the xgb model starts
+// from, empty for none.
 std::unique_ptr<cost_model::CostModel> MakeCostModel(const TuneCliOptions& o, int threads,
                                                      const database::Database& db,
-                                                     const std::string& target, bool* seeded);
+                                                     const std::string& target, bool* seeded,
+                                                     std::string* prior_model = nullptr);
 
 // Set by the first Ctrl-C (OnInterrupt); the loops stop after the batch in flight.
 extern std::atomic<bool> g_stop;

@@ -61,8 +61,10 @@ const std::vector<std::string> kCostModels = {"xgb", "random"};
 // records again.
 std::unique_ptr<cost_model::CostModel> MakeCostModel(const TuneCliOptions& o, int threads,
                                                      const database::Database& db,
-                                                     const std::string& target, bool* seeded) {
+                                                     const std::string& target, bool* seeded,
+                                                     std::string* prior_model) {
   *seeded = false;
+  if (prior_model != nullptr) prior_model->clear();
   const bool learns = o.strategy == "evolutionary" && o.cost_model == "xgb";
   const bool auto_prior = o.prior_model == search::kAutoPriorModel;
   const bool named_prior =
@@ -126,6 +128,7 @@ std::unique_ptr<cost_model::CostModel> MakeCostModel(const TuneCliOptions& o, in
     }
     model->SetPrior(std::move(prior));
     sources += ", starting from the model " + prior_path;
+    if (prior_model != nullptr) *prior_model = prior_path;
   }
   search::MeasuredFeatures stored =
       search::LoadMeasuredFeatures(db, target, threads, std::nullopt, config.features);
@@ -247,8 +250,9 @@ int TuneOne(const TuneCliOptions& o) {
   opts.strategy = search::ParseStrategyKind(o.strategy);
   if (o.no_final_remeasure) opts.final_remeasure_top = 0;
   bool model_seeded = false;
+  std::string prior_model;
   std::unique_ptr<cost_model::CostModel> model =
-      MakeCostModel(o, threads, db, target.ToString(), &model_seeded);
+      MakeCostModel(o, threads, db, target.ToString(), &model_seeded, &prior_model);
   opts.cost_model = model.get();
   opts.seed_model_from_database = !model_seeded;
   ProgressDisplay display(tty);
@@ -286,6 +290,7 @@ int TuneOne(const TuneCliOptions& o) {
                           {"sampling_failures", s.sampling_failures},
                           {"strategy", o.strategy},
                           {"cost_model", model ? o.cost_model : "none"},
+                          {"prior_model", prior_model},
                           {"search_seconds", s.search_secs},
                           {"busy_measurements", s.busy_measurements},
                           {"wide_spread_measurements", s.wide_spread_measurements},
@@ -298,13 +303,14 @@ int TuneOne(const TuneCliOptions& o) {
   }
   // A few short lines a terminal does not wrap, the long parts last.
   std::cout << "tuned " << w.label << " on '" << target.ToString() << "': " << s.measured_this_run
-            << " measured in " << DurationText(elapsed) << ", " << s.records_total
-            << " records in " << o.db_path << "\n"
+            << " measured in " << DurationText(elapsed) << ", " << s.records_total << " records in "
+            << o.db_path << "\n"
             << "  stopped: " << s.stop_reason << "\n"
             << "  errors this run: " << ErrorsText(s.errors_by_kind) << "\n"
             << "  rejected while sampling: " << s.sampling_failures << "\n"
-            << "  search: " << o.strategy << " (" << (model ? o.cost_model : std::string("no")) << " model), " << std::fixed
-            << std::setprecision(2) << s.search_secs << " s" << std::defaultfloat
+            << "  search: " << o.strategy << " (" << (model ? o.cost_model : std::string("no"))
+            << " model" << (prior_model.empty() ? "" : " starting from " + prior_model) << "), "
+            << std::fixed << std::setprecision(2) << s.search_secs << " s" << std::defaultfloat
             << std::setprecision(6) << "\n";
   if (!best) {
     std::cout << "no verified record yet\n";

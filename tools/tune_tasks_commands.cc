@@ -145,8 +145,9 @@ int TuneMany(const TuneCliOptions& cli) {
   opts.base.stop = &g_stop;
   opts.base.strategy = search::ParseStrategyKind(o.strategy);
   bool model_seeded = false;
+  std::string prior_model;
   std::unique_ptr<cost_model::CostModel> model =
-      MakeCostModel(o, threads, db, target.ToString(), &model_seeded);
+      MakeCostModel(o, threads, db, target.ToString(), &model_seeded, &prior_model);
   opts.base.cost_model = model.get();
   opts.base.seed_model_from_database = !model_seeded;
   opts.scheduler.kind = search::ParseTaskSchedulerKind(o.task_scheduler);
@@ -197,14 +198,17 @@ int TuneMany(const TuneCliOptions& cli) {
                                 {"weighted_latency_seconds", s.final.weighted_latency},
                                 {"measured_this_run", s.final.measured_this_run},
                                 {"search_seconds", s.search_secs},
+                                {"prior_model", prior_model},
                                 {"stopped", s.stop_reason}}
                      .dump(2)
               << "\n";
     return exit_code;
   }
-  std::cout << "tuned " << tasks.size() << " workloads on '" << target.ToString() << "': "
-            << s.final.measured_this_run << " measured this run, into " << o.db_path << "\n"
+  std::cout << "tuned " << tasks.size() << " workloads on '" << target.ToString()
+            << "': " << s.final.measured_this_run << " measured this run, into " << o.db_path
+            << "\n"
             << "  stopped: " << s.stop_reason << "\n"
+            << (prior_model.empty() ? "" : "  cost model: starting from " + prior_model + "\n")
             << TaskTable(s.final);
   return exit_code;
 }

@@ -228,6 +228,7 @@ void Coordinator::StartJob(int64_t id, const v1::TuningJob& spec, const std::str
   ctx.shutting_down = &shutting_down_;
   ctx.principal = principal;
   ctx.metrics = &metrics_;
+  ctx.prior_model_files = options_.prior_model_files;
   JobHandle* h = handle.get();
   h->thread = std::thread([h, ctx, this] {
     RunJob(*h, ctx);

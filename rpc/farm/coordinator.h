@@ -57,6 +57,8 @@ struct CoordinatorOptions {
   bool allow_simulated = false;              // accept `kiln worker --simulate` results
   std::string metrics_listen;                // HOST:PORT for /metrics; empty: none
   double hello_seconds = 30;                 // a worker must say hello this soon
+  // Cost models a job's xgb model may start from (JobRunContext).
+  std::vector<std::string> prior_model_files;
 };
 
 // Whether HOST:PORT names a loopback address (127.0.0.0/8, ::1, localhost).

@@ -11,12 +11,13 @@
 #include "cost_model/xgb_model.h"
 #include "database/database.h"
 #include "ir/flops.h"
-#include "ir/text/parser.h"
 #include "ir/structural_hash.h"
 #include "ir/target.h"
+#include "ir/text/parser.h"
 #include "rpc/farm/farm_runner.h"
 #include "rpc/proto_convert.h"
 #include "search/measured_samples.h"
+#include "search/prior_model.h"
 #include "search/tune.h"
 #include "search/tune_context.h"
 
@@ -188,6 +189,15 @@ void RunJob(JobHandle& job, const JobRunContext& ctx) {
       cost_model::XGBModelConfig config;
       config.nthread = std::max(1, ctx.search_threads);
       model = std::make_unique<cost_model::XGBModel>(config);
+      const search::AutoPrior prior = search::ChooseAutoPrior(ctx.prior_model_files, target);
+      if (!prior.path.empty()) {
+        model->SetPrior(
+            std::make_shared<cost_model::XGBModel>(cost_model::XGBModel::Load(prior.path, config)));
+        spdlog::info("job {}: the xgb model starts from {}: {}", job.id(), prior.path,
+                     prior.reason);
+      } else if (!ctx.prior_model_files.empty()) {
+        spdlog::info("job {}: the xgb model starts from nothing: {}", job.id(), prior.reason);
+      }
       search::MeasuredFeatures stored = search::LoadMeasuredFeatures(
           *db, target_str, config.nthread, std::nullopt, config.features);
       if (!stored.samples.empty()) model->UpdateFeatures(stored.samples);
@@ -197,9 +207,12 @@ void RunJob(JobHandle& job, const JobRunContext& ctx) {
           job.id(), stored.samples.size(), target_str,
           model->trained() ? "trained" : "too few to train", stored.unreplayable);
       // `kiln submit` shows it as the job's state: "running: the xgb model ...".
+      const std::string from = prior.path.empty() ? "" : ", starting from " + prior.path;
       last.set_message("the xgb model learned from " + std::to_string(stored.samples.size()) +
-                       " record(s) of the target in the farm's database" +
-                       (model->trained() ? "" : " (too few to train: random picks first)"));
+                       " record(s) of the target in the farm's database" + from +
+                       (model->trained() || !prior.path.empty()
+                            ? ""
+                            : " (too few to train: random picks first)"));
       job.Publish(last);
     }
     for (int i = 0; i < spec.workloads_size(); ++i) {

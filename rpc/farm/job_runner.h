@@ -14,6 +14,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "kiln/v1/job.pb.h"
 #include "rpc/farm/dispatcher.h"
@@ -68,6 +69,10 @@ struct JobRunContext {
   const std::atomic<bool>* shutting_down = nullptr;
   std::string principal;  // stored with the job's records (records.principal)
   FarmMetrics* metrics = nullptr;  // commit latency; may be null
+  // Cost model files an evolutionary job's model may start from: the first
+  // trained on a CPU with the job target's vector units, as `kiln tune
+  // --prior-model auto` chooses (search/prior_model.h). Empty: none.
+  std::vector<std::string> prior_model_files;
 };
 
 // The job's thread body; never throws (a failure is the job's `failed` state).

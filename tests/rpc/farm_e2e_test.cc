@@ -185,7 +185,9 @@ TEST(FarmE2E, AWorkersNoiseFiguresArriveInTheDatabase) {
 
 // The learned search on the farm: an evolutionary job's XGBoost model first
 // learns from every record the farm's database holds for the target (here an
-// earlier replay job's, of another workload), then from its own batches.
+// earlier replay job's, of another workload), then from its own batches. It
+// starts from the coordinator's prior model (`farm serve --prior-model`)
+// when that was trained on a CPU with the job target's vector units.
 TEST(FarmE2E, AnEvolutionaryJobLearnsFromTheFarmsEarlierRecords) {
   TempFile gmm(SmallGmmText());
   std::string sfm_text;
@@ -194,7 +196,18 @@ TEST(FarmE2E, AnEvolutionaryJobLearnsFromTheFarmsEarlierRecords) {
   }
   TempFile sfm(sfm_text);
   FarmCluster farm("learned");
-  ASSERT_TRUE(farm.StartCoordinator(kCoordinatorFlags + std::string(" --verbose"))) << farm.Logs();
+  // A prior model of the jobs' target, trained on a local replay run.
+  const std::string local = farm.path("local.db"), model = farm.path("prior.model");
+  auto tuned =
+      RunKilnBounded("tune --workload " + gmm.path() + " --target " + kTarget +
+                     " --trials 8 --trials-per-iter 4 --strategy replay --db " + local + kFast);
+  ASSERT_EQ(tuned.code, 0) << tuned.out;
+  auto trained =
+      RunKilnBounded("model train --db " + local + " --target " + kTarget + " -o " + model);
+  ASSERT_EQ(trained.code, 0) << trained.out;
+  ASSERT_TRUE(
+      farm.StartCoordinator(kCoordinatorFlags + std::string(" --verbose --prior-model ") + model))
+      << farm.Logs();
   farm.StartWorker("--target " + kTarget);
   auto first = RunKilnBounded(
       "submit --insecure --farm " + farm.address() + " --workload " + gmm.path() + " --target " +
@@ -206,9 +219,15 @@ TEST(FarmE2E, AnEvolutionaryJobLearnsFromTheFarmsEarlierRecords) {
   ASSERT_EQ(second.code, 0) << second.out << farm.Logs();
   EXPECT_NE(second.out.find("job 2 done: 8 records"), std::string::npos) << second.out;
   EXPECT_NE(second.out.find("running: the xgb model learned from 40 record(s) of the target in "
-                            "the farm's database\n"),
+                            "the farm's database, starting from " +
+                            model + "\n"),
             std::string::npos)
       << second.out;
+  EXPECT_NE(farm.Logs().find("job 2: the xgb model starts from " + model +
+                             ": trained on 'llvm -num-cores=1', the same vector units as 'llvm "
+                             "-num-cores=1'"),
+            std::string::npos)
+      << farm.Logs();
   EXPECT_NE(farm.Logs().find("job 2: the xgb model learned from 40 stored record(s) of 'llvm "
                              "-num-cores=1' (trained; 0 do not replay)"),
             std::string::npos)
