@@ -493,7 +493,9 @@ TrainingReport XGBModel::Train() {
     return prior_ ? prior_->RowOutputs(p.values, p.rows()) : std::vector<double>{};
   };
   const std::vector<double> all_base = base(all);
-  if (valid.programs() >= config_.min_validation_programs && train.programs() > 0) {
+  if (config_.fixed_rounds > 0) {
+    h = Boost(config_, all, nullptr, config_.fixed_rounds, 0, &rounds, &rmse, all_base, {});
+  } else if (valid.programs() >= config_.min_validation_programs && train.programs() > 0) {
     BoosterHandle probe =
         Boost(config_, train, &valid, config_.max_rounds, config_.early_stopping_rounds, &rounds,
               &rmse, base(train), base(valid));

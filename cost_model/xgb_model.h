@@ -105,6 +105,11 @@ struct XGBModelConfig {
   // score-proportional sampling (search/evolutionary_search.cc).
   std::string objective = "reg";
   int rank_partners = 64;           // "rank": pairs per program, drawn at random in larger groups
+  // > 0: boost exactly this many rounds on every program, no held-out
+  // split. For a prior trained on many workloads (`kiln model train
+  // --rounds`): one held-out error over all of them stops where the
+  // workloads that overfit soonest do (configs/models/README.md).
+  int fixed_rounds = 0;
   int validation_every = 5;         // every n-th program of a workload is held out
   int min_validation_programs = 10; // fewer: early-stop on the training set (TVM)
   FeatureOptions features;

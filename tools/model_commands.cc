@@ -40,8 +40,10 @@ struct ModelFlags {
   bool log_label = false;
   std::string objective = "reg";
   int64_t max_training_programs = cost_model::XGBModelConfig{}.max_training_programs;
+  int rounds = 0;
   cost_model::XGBModelConfig Config() const {
     cost_model::XGBModelConfig c;
+    c.fixed_rounds = rounds;
     c.objective = objective;
     c.max_training_programs = max_training_programs;
     c.nthread = threads;
@@ -61,6 +63,11 @@ void AddModelFlags(CLI::App* cmd, ModelFlags* f) {
   cmd->add_option("--objective", f->objective,
                   "reg: label-weighted squared error (TVM's); rank: pairwise order within each workload")
       ->check(CLI::IsMember({"reg", "rank"}));
+  cmd->add_option("--rounds", f->rounds,
+                  "Boost exactly this many rounds on every record (0: as many as a held-out "
+                  "fifth of each workload's records chooses)")
+      ->check(CLI::Range(0, 100000))
+      ->capture_default_str();
   cmd->add_option("--max-training-programs", f->max_training_programs,
                   "Past this many programs, train on an equal share per workload (0: all)")
       ->check(CLI::NonNegativeNumber)

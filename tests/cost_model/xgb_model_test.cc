@@ -254,6 +254,42 @@ std::string TempPath(const std::string& name) {
   return files.paths.back();
 }
 
+// fixed_rounds boosts exactly that many rounds on every program, holding
+// none out, and still ranks; the same data left to the held-out split
+// stops elsewhere.
+TEST(XGBModel, FixedRoundsTrainOnEveryProgram) {
+  std::mt19937_64 rng(11);
+  const std::vector<FeatureSample> data = MakeSamples(rng, 300);
+  XGBModelConfig c = FastConfig();
+  c.fixed_rounds = 7;
+  XGBModel fixed(c);
+  fixed.UpdateFeatures(data);
+  ASSERT_TRUE(fixed.trained());
+  EXPECT_EQ(fixed.last_training().rounds, 7);
+  EXPECT_EQ(fixed.last_training().validation_programs, 0);
+  EXPECT_EQ(fixed.last_training().programs, 300);
+  XGBModel chosen(FastConfig());
+  chosen.UpdateFeatures(data);
+  EXPECT_EQ(chosen.last_training().validation_programs, 60);
+  EXPECT_NE(chosen.last_training().rounds, 7);
+  const HeldOut held = MakeHeldOut(rng, 200);
+  EXPECT_GT(SpearmanCorrelation(fixed.PredictFeatures(held.rows), held.speed), 0.8);
+}
+
+// The header records the target the model was trained for, when set (kiln
+// model train sets it; search/prior_model.h chooses by it).
+TEST(XGBModel, SaveLoadKeepsTheTrainedTarget) {
+  std::mt19937_64 rng(12);
+  XGBModel m(FastConfig());
+  m.UpdateFeatures(MakeSamples(rng, 100));
+  const std::string path = TempPath("target.model");
+  m.Save(path);
+  EXPECT_EQ(XGBModel::Load(path).trained_target(), "");
+  m.set_trained_target("llvm -mcpu=znver4 -num-cores=2");
+  m.Save(path);
+  EXPECT_EQ(XGBModel::Load(path).trained_target(), "llvm -mcpu=znver4 -num-cores=2");
+}
+
 TEST(XGBModel, SaveLoadGivesIdenticalPredictions) {
   std::mt19937_64 rng(6);
   XGBModel m(FastConfig());
@@ -410,6 +446,9 @@ TEST(XGBModel, ShippedPriorLoadsAndHoldsOutTheBenchWorkloads) {
   ASSERT_TRUE(m.trained());
   const std::vector<std::string> seen = m.trained_workloads();
   EXPECT_EQ(seen.size(), 30u);
+  // It names the CPU it was trained on, so that `kiln tune --prior-model
+  // auto` offers it only to targets of the same vector units.
+  EXPECT_NE(m.trained_target().find("-mcpu=rocketlake"), std::string::npos) << m.trained_target();
   // Keys are the workloads' structural hashes: ResNet-50's 3x3 layer at 56x56
   // is in, the benches' workloads are out.
   const std::string r50_3x3 =
