@@ -1,11 +1,13 @@
-// Which cost model a `kiln tune` run (and bench/search_bench) starts from
-// (--prior-model, XGBModel::SetPrior). By default ("auto") a run starts from
-// a model shipped in configs/models/ when one suits the tuning target: trained on a CPU with
-// the same vector units (codegen::SameVectorUnits). On this project's
-// AVX-512 machine the shipped model took C2D:0 runs out of their poor
-// basins (configs/models/README.md has the figures); on a CPU of other
-// vector units it would rank 16-lane schedules first, so it is not used
-// there, and the run starts from nothing as TVM's do.
+// Which cost model a `kiln tune` run, a farm job and bench/search_bench
+// start from (--prior-model, XGBModel::SetPrior). By default ("auto") a run
+// starts from a model shipped in configs/models/ when one suits the tuning
+// target: trained on a CPU with the same vector units
+// (codegen::SameVectorUnits). On this project's AVX-512 machine the shipped
+// model took C2D:0 and GMM:3 runs out of their poor basins, and misled some
+// SFM:0 runs (configs/models/README.md and docs/ARCHITECTURE.md §8 have the
+// figures); on a CPU of other vector units it would rank 16-lane schedules
+// first, so it is not used there, and the run starts from nothing as TVM's
+// do.
 #pragma once
 
 #include <string>

@@ -56,7 +56,9 @@ const std::vector<std::string> kCostModels = {"xgb", "random"};
 // C2D:0 a model that first learned from the other ResNet-50 layers avoided
 // most of the runs that stay in a poor basin (docs/ARCHITECTURE.md §8).
 // --prior-model starts the model from a model file trained on such records
-// instead: nothing to replay, and retraining fits only the run's records.
+// instead: nothing to replay, and retraining fits only the run's records. By
+// default (auto) that is a model of configs/models/ trained on a CPU with
+// the target's vector units, when there is one (search/prior_model.h).
 // *seeded says whether that was done, so that Tune does not feed the same
 // records again.
 std::unique_ptr<cost_model::CostModel> MakeCostModel(const TuneCliOptions& o, int threads,
