@@ -42,8 +42,8 @@
 #include <string>
 #include <vector>
 
+#include "bench/bench_prior.h"
 #include "codegen/llvm_backend.h"
-#include "config/presets.h"
 #include "cost_model/random_model.h"
 #include "cost_model/xgb_model.h"
 #include "database/database.h"
@@ -54,7 +54,6 @@
 #include "ir/workloads/suite.h"
 #include "rpc/local_runner.h"
 #include "search/measured_samples.h"
-#include "search/prior_model.h"
 #include "search/tune.h"
 #include "search/tune_context.h"
 
@@ -196,22 +195,11 @@ void RunSeed(const std::vector<std::string>& workloads, const std::string& cost_
 std::shared_ptr<const cost_model::XGBModel> LoadPriorModel(
     const std::string& flag, const std::string& cost_model, const ir::Target& target,
     const std::vector<std::string>& workloads, int threads) {
-  if (flag == search::kNoPriorModel) return nullptr;
-  std::string path = flag;
-  if (flag == search::kAutoPriorModel) {
-    if (cost_model != "xgb") return nullptr;
-    const std::vector<std::string> dirs = {"configs", KILN_SOURCE_DIR "/configs"};
-    const search::AutoPrior chosen =
-        search::ChooseAutoPrior(config::ListPresets("models", dirs, ".model"), target);
-    if (chosen.path.empty()) {
-      std::printf("prior model: none (%s)\n", chosen.reason.c_str());
-      return nullptr;
-    }
-    std::printf("prior model (auto): %s, %s\n", chosen.path.c_str(), chosen.reason.c_str());
-    path = chosen.path;
-  } else if (cost_model != "xgb") {
+  if (flag == search::kAutoPriorModel && cost_model != "xgb") return nullptr;
+  if (flag != search::kAutoPriorModel && flag != search::kNoPriorModel && cost_model != "xgb")
     throw std::invalid_argument("--prior-model needs the xgb cost model");
-  }
+  const std::string path = bench::ChoosePriorModelFile(flag, target);
+  if (path.empty()) return nullptr;
   cost_model::XGBModelConfig config;
   config.nthread = threads;
   auto m = std::make_shared<cost_model::XGBModel>(cost_model::XGBModel::Load(path, config));

@@ -12,10 +12,14 @@
 // 128 committed records (as a resumed run's model is, from its database),
 // then updated after each round; that update (and any retraining it starts)
 // happens while a real run measures, so it is printed apart and not counted.
-// --cost-model random leaves the model out (search cost alone).
+// --cost-model random leaves the model out (search cost alone). The xgb
+// model starts from the prior model kiln tune would choose for this machine
+// (--prior-model auto, bench/bench_prior.h; chosen by the host, as the
+// bench's own target is a generic one): its trees are part of every
+// prediction.
 //
 // usage: search_overhead_bench [workload...] [--batch N] [--rounds N] [--threads N]
-//                              [--cost-model xgb|random]
+//                              [--cost-model xgb|random] [--prior-model FILE|auto|none]
 // Figures only: never asserted.
 #include <sys/resource.h>
 
@@ -27,6 +31,8 @@
 #include <string>
 #include <vector>
 
+#include "bench/bench_prior.h"
+#include "codegen/llvm_backend.h"
 #include "cost_model/random_model.h"
 #include "cost_model/xgb_model.h"
 #include "database/database.h"
@@ -87,7 +93,7 @@ std::vector<cost_model::Sample> Commit(database::Database& db, database::Workloa
 
 // One run of the bench; throws on a bad workload name.
 int Run(const std::vector<std::string>& workloads, int batch, int rounds, int threads,
-        const std::string& model_name) {
+        const std::string& model_name, const std::string& prior_model) {
   const ir::Target target = ir::Target::Parse("llvm -num-cores=2");
   std::printf("search overhead per trial, batch %d, %d round(s), %d thread(s), target '%s', "
               "cost model %s\n",
@@ -103,6 +109,10 @@ int Run(const std::vector<std::string>& workloads, int batch, int rounds, int th
       cost_model::XGBModelConfig config;
       config.nthread = threads;
       auto xgb = std::make_unique<cost_model::XGBModel>(config);
+      if (!prior_model.empty()) {
+        xgb->SetPrior(std::make_shared<cost_model::XGBModel>(
+            cost_model::XGBModel::Load(prior_model, config)));
+      }
       // The records of an earlier run, as kiln tune's model learns them from
       // the database before its first batch.
       search::ReplayTrace earlier(ctx);
@@ -183,16 +193,21 @@ int main(int argc, char** argv) {
   CLI::App app{"Search overhead per trial of the evolutionary search (ReplayTrace as the peer)"};
   std::vector<std::string> workloads = {"GMM:3", "C2D:0"};
   int batch = 64, rounds = 3, threads = 2;
-  std::string model_name = "xgb";
+  std::string model_name = "xgb", prior_flag = search::kAutoPriorModel;
   app.add_option("workloads", workloads, "Workloads (suite names, e.g. C2D:0)");
   app.add_option("--batch", batch, "Candidates per round")->check(CLI::Range(1, 4096));
   app.add_option("--rounds", rounds, "Rounds per workload")->check(CLI::Range(1, 1000));
   app.add_option("--threads", threads, "Search threads")->check(CLI::Range(1, 256));
   app.add_option("--cost-model", model_name, "Cost model that ranks the candidates")
       ->check(CLI::IsMember({"xgb", "random"}));
+  app.add_option("--prior-model", prior_flag,
+                 "The xgb model's prior: a model file, auto (kiln tune's choice) or none")
+      ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
   try {
-    return Run(workloads, batch, rounds, threads, model_name);
+    const std::string prior_model =
+        model_name == "xgb" ? bench::ChoosePriorModelFile(prior_flag, codegen::HostTarget()) : "";
+    return Run(workloads, batch, rounds, threads, model_name, prior_model);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "search_overhead_bench: %s\n", e.what());
     return 1;
