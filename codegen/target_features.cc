@@ -187,24 +187,36 @@ bool TargetHasFeature(const ir::Target& target, const std::string& feature) {
   return std::binary_search(on.begin(), on.end(), feature);
 }
 
+namespace {
+
+// Why the features of two targets cannot be compared: not both `llvm`,
+// other triples, or a CPU this LLVM does not know. Empty when they can
+// (CompatibleTarget and SameVectorUnits both start here).
+std::string WhyNotComparable(const ir::Target& a, const ir::Target& b) {
+  if (a.kind != ir::Target::Kind::kLLVM || b.kind != ir::Target::Kind::kLLVM)
+    return "only CPU ('llvm') targets compare by features; other kinds match exactly";
+  if (TripleOf(a) != TripleOf(b)) return "triple " + TripleOf(a) + " differs from " + TripleOf(b);
+  const Subtargets sub(TripleOf(a));
+  for (const ir::Target* t : {&a, &b}) {
+    if (!sub.KnowsCpu(t->mcpu))
+      return "this LLVM does not know the CPU '" + t->mcpu + "', so its features are unknown";
+  }
+  return "";
+}
+
+}  // namespace
+
 bool CompatibleTarget(const ir::Target& record, const ir::Target& asking, std::string* why) {
   auto fail = [&](const std::string& reason) {
     if (why != nullptr) *why = reason;
     return false;
   };
-  if (record.kind != ir::Target::Kind::kLLVM || asking.kind != ir::Target::Kind::kLLVM)
-    return fail("only CPU ('llvm') targets can match by features; other kinds match exactly");
-  if (TripleOf(record) != TripleOf(asking))
-    return fail("triple " + TripleOf(record) + " differs from " + TripleOf(asking));
+  if (std::string reason = WhyNotComparable(record, asking); !reason.empty()) return fail(reason);
   if (record.num_cores != asking.num_cores) {
     return fail("measured on " + std::to_string(record.num_cores) + " core(s), asked for " +
                 std::to_string(asking.num_cores));
   }
   const Subtargets sub(TripleOf(asking));
-  for (const ir::Target* t : {&record, &asking}) {
-    if (!sub.KnowsCpu(t->mcpu))
-      return fail("this LLVM does not know the CPU '" + t->mcpu + "', so its features are unknown");
-  }
   const std::vector<std::string> have = sub.Enabled(asking.mcpu, asking.mattr);
   std::vector<std::string> missing;
   for (const std::string& f : sub.Enabled(record.mcpu, record.mattr)) {
@@ -224,15 +236,8 @@ bool SameVectorUnits(const ir::Target& a, const ir::Target& b, std::string* why)
     if (why != nullptr) *why = reason;
     return false;
   };
-  if (a.kind != ir::Target::Kind::kLLVM || b.kind != ir::Target::Kind::kLLVM)
-    return fail("only CPU ('llvm') targets compare by vector units");
-  if (TripleOf(a) != TripleOf(b))
-    return fail("triple " + TripleOf(a) + " differs from " + TripleOf(b));
+  if (std::string reason = WhyNotComparable(a, b); !reason.empty()) return fail(reason);
   const Subtargets sub(TripleOf(a));
-  for (const ir::Target* t : {&a, &b}) {
-    if (!sub.KnowsCpu(t->mcpu))
-      return fail("this LLVM does not know the CPU '" + t->mcpu + "', so its features are unknown");
-  }
   const std::vector<std::string> fa = sub.Enabled(a.mcpu, a.mattr);
   const std::vector<std::string> fb = sub.Enabled(b.mcpu, b.mattr);
   for (const char* f : {"avx512f", "avx2", "avx", "fma", "sse4.2", "neon", "sve", "sve2"}) {
