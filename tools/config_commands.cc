@@ -52,9 +52,8 @@ std::vector<std::string> PriorModelFiles(const std::string& flag) {
 }
 
 void ApplyPresets(TuneCliOptions* o) {
-  if (o->prior_model == search::kAutoPriorModel) {
-    o->auto_prior_candidates = PriorModelFiles(o->prior_model);
-  } else if (!o->prior_model.empty() && o->prior_model != search::kNoPriorModel) {
+  if (o->prior_model != search::kAutoPriorModel && !o->prior_model.empty() &&
+      o->prior_model != search::kNoPriorModel) {
     o->prior_model = PriorModelFiles(o->prior_model).front();
   }
   if (!o->target_preset.empty()) {

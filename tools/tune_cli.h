@@ -38,10 +38,9 @@ struct TuneCliOptions {
   // --prior-model NAME|FILE|auto|none: a model (configs/models/NAME.model,
   // or a file of `kiln model train -o`) the xgb model starts from (XGBModel::
   // SetPrior). "auto": a shipped model that suits the target, if any
-  // (tools/prior_model.h); "none" (or empty): none. ApplyPresets turns a
-  // name into its file, and "auto" into the files it may choose from.
+  // (search/prior_model.h, among PriorModelFiles("auto")); "none" (or
+  // empty): none. ApplyPresets turns a name into its file.
   std::string prior_model = "auto";
-  std::vector<std::string> auto_prior_candidates;
   bool as_json = false;
   bool verbose = false;
   bool no_final_remeasure = false;  // TuneOptions::final_remeasure_top = 0
@@ -54,7 +53,7 @@ struct TuneCliOptions {
 
 // Fills the options a --target-preset / --search-preset sets and the command
 // line does not, and marks them given; turns a --prior-model name into its
-// file, and "auto" into configs/models/'s files (tools/config_commands.cc). Throws
+// file (tools/config_commands.cc). Throws
 // config::ConfigError for a missing or invalid preset, or a model that is neither a file nor a
 // known name.
 void ApplyPresets(TuneCliOptions* o);

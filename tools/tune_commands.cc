@@ -113,7 +113,7 @@ std::unique_ptr<cost_model::CostModel> MakeCostModel(const TuneCliOptions& o, in
   std::string prior_path = named_prior ? o.prior_model : "";
   if (auto_prior) {
     const search::AutoPrior chosen =
-        search::ChooseAutoPrior(o.auto_prior_candidates, ir::Target::Parse(target));
+        search::ChooseAutoPrior(PriorModelFiles(o.prior_model), ir::Target::Parse(target));
     prior_path = chosen.path;
     if (chosen.path.empty()) {
       spdlog::info("tune: the xgb model starts from nothing: {}", chosen.reason);
