@@ -44,6 +44,13 @@ class CostModel {
   // evolutionary search then picks fresh random samples instead of evolving
   // toward noise (search/evolutionary_search.cc).
   virtual bool informative() const { return true; }
+
+  // True while the model ranks with a prior alone: a model trained elsewhere
+  // on other workloads (XGBModel::SetPrior), before any training on the
+  // samples given to Update. The evolutionary search then explores more
+  // (EvolutionarySearchConfig::prior_eps_greedy), since the prior may not
+  // fit the workload at hand.
+  virtual bool prior_only() const { return false; }
 };
 
 }  // namespace kiln::cost_model

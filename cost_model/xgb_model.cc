@@ -392,12 +392,13 @@ void XGBModel::SetPrior(std::shared_ptr<const XGBModel> prior) {
     if (p == this) throw std::invalid_argument("XGBModel: a model cannot be its own prior");
   }
   prior_ = std::move(prior);
+  prior_in_use_ = true;
   if (trained()) Train();
 }
 
 std::vector<double> XGBModel::RowOutputs(const std::vector<float>& values, int64_t rows) const {
-  std::vector<double> out = prior_ ? prior_->RowOutputs(values, rows)
-                                   : std::vector<double>(static_cast<size_t>(rows), 0.0);
+  std::vector<double> out = uses_prior() ? prior_->RowOutputs(values, rows)
+                                         : std::vector<double>(static_cast<size_t>(rows), 0.0);
   if (trained() && rows > 0) {
     DMatrix m(values, rows, config_.nthread);
     const std::vector<float> trees = PredictRows(booster_->h, m, 0, 0, rows);
@@ -487,6 +488,7 @@ TrainingReport XGBModel::Train() {
   if (all.programs() == 0) return report;
   int rounds = 0;
   double rmse = 0;
+  bool use_prior = prior_ != nullptr;
   BoosterHandle h = nullptr;
   // Where the prior leaves each row; the trees boost from there.
   auto base = [&](const Packed& p) {
@@ -500,10 +502,27 @@ TrainingReport XGBModel::Train() {
         Boost(config_, train, &valid, config_.max_rounds, config_.early_stopping_rounds, &rounds,
               &rmse, base(train), base(valid));
     XGBoosterFree(probe);
+    if (prior_ && config_.check_prior) {
+      // The prior learned other workloads and may mislead on these: the
+      // same split fit from nothing decides whether it stays.
+      int bare_rounds = 0;
+      double bare_rmse = 0;
+      BoosterHandle bare = Boost(config_, train, &valid, config_.max_rounds,
+                                 config_.early_stopping_rounds, &bare_rounds, &bare_rmse, {}, {});
+      XGBoosterFree(bare);
+      report.validation_rmse_with_prior = rmse;
+      report.validation_rmse_without_prior = bare_rmse;
+      if (bare_rmse < rmse) {
+        use_prior = false;
+        rounds = bare_rounds;
+        rmse = bare_rmse;
+      }
+    }
     rounds = std::max(rounds, 1);
     int refit_rounds = 0;
     double unused = 0;
-    h = Boost(config_, all, nullptr, rounds, 0, &refit_rounds, &unused, all_base, {});
+    h = Boost(config_, all, nullptr, rounds, 0, &refit_rounds, &unused,
+              use_prior ? all_base : std::vector<double>{}, {});
     report.validation_programs = valid.programs();
   } else {
     // Too little data to hold some out: TVM's rule (stop on the training set).
@@ -515,6 +534,8 @@ TrainingReport XGBModel::Train() {
     Check(1, "XGBoosterSetParam(nthread)");
   }
   booster_ = std::make_unique<Booster>(h, rounds);
+  prior_in_use_ = use_prior;
+  report.prior_used = use_prior;
   report.rounds = rounds;
   report.validation_rmse = rmse;
   last_report_ = report;

@@ -55,6 +55,9 @@ void Validate(const EvolutionarySearchConfig& c) {
   }
   if (c.genetic_max_fail_count < 0) fail("genetic_max_fail_count must be >= 0");
   if (!(c.eps_greedy >= 0 && c.eps_greedy <= 1)) fail("eps_greedy must be in [0, 1]");
+  if (!(c.prior_eps_greedy >= 0 && c.prior_eps_greedy <= 1)) {
+    fail("prior_eps_greedy must be in [0, 1]");
+  }
   if (!(c.neighbor_share >= 0 && c.neighbor_share <= 1)) fail("neighbor_share must be in [0, 1]");
   if (c.neighbor_incumbents < 0) fail("neighbor_incumbents must be >= 0");
   if (c.max_empty_rounds < 1) fail("max_empty_rounds must be at least 1");
@@ -462,7 +465,11 @@ std::vector<Candidate> EvolutionarySearch::Round(int64_t round, int k) {
   // model has learned, every slot explores.
   ir::RandomEngine rng(SlotSeed(ctx_.seed, round, kStagePick, 0));
   int num_explore = 0;
-  for (int i = 0; i < k; ++i) num_explore += rng.SampleUniform() < config_.eps_greedy ? 1 : 0;
+  // A model that knows only its prior explores more (prior_eps_greedy).
+  const bool prior_only = state_.cost_model->prior_only();
+  stats_.model_prior_only = prior_only;
+  const double eps = prior_only ? config_.prior_eps_greedy : config_.eps_greedy;
+  for (int i = 0; i < k; ++i) num_explore += rng.SampleUniform() < eps ? 1 : 0;
   const int num_bests = informative ? k - num_explore : 0;
   const int want_neighbors = static_cast<int>(std::ceil(num_explore * config_.neighbor_share));
   // Twice as many as wanted: one may also be among the best scores. No more:
@@ -520,7 +527,9 @@ std::vector<Candidate> EvolutionarySearch::Round(int64_t round, int k) {
       "(sampling {:.3f}, evolving {:.3f}, predicting {:.3f})",
       round, stats_.from_database, stats_.sampled, stats_.pool, stats_.mutations_ok,
       stats_.mutations_tried, stats_.picked_best, stats_.picked_neighbor, stats_.picked_random,
-      informative ? "" : " (the cost model has not learned yet: random picks first)",
+      !informative ? " (the cost model has not learned yet: random picks first)"
+      : prior_only ? " (the cost model knows only its prior: more random picks)"
+                   : "",
       stats_.secs_total, stats_.secs_sampling, stats_.secs_evolve, stats_.secs_predict);
   return out;
 }

@@ -53,6 +53,14 @@ struct EvolutionarySearchConfig {
   // the model's best picks sit in one basin of the space, and on C2D:0 the
   // better basins were found by the random picks.
   double eps_greedy = 0.2;
+  // The same while the cost model knows only a prior (a model trained on
+  // other workloads, `kiln tune --prior-model`) and none of this run's
+  // records. Kiln's own: the prior may not fit the workload, and a first
+  // batch of its picks alone can hold the whole run in its basin, where
+  // half of them at random give the model's first training something to
+  // compare (SFM:0 over 8 seeds: 25.8 µs with the prior at 0.2, 21.7 at
+  // 0.5, 21.8 from nothing; configs/models/README.md).
+  double prior_eps_greedy = 0.5;
   // Of the eps_greedy slots, this share (rounded up) measures structural
   // neighbours of the best measured schedules (search/structural_neighbors.h:
   // one compute location or categorical draw changed, the tiles kept), the
@@ -80,6 +88,7 @@ struct EvolutionRoundStats {
   int picked_random = 0;
   int picked_neighbor = 0;        // structural neighbours of the best measured
   bool model_informative = true;  // false: the model had not learned; random picks first
+  bool model_prior_only = false;  // true: the model knew only its prior (prior_eps_greedy)
   double secs_database = 0, secs_sampling = 0, secs_evolve = 0, secs_predict = 0, secs_total = 0;
 };
 

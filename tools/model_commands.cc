@@ -14,6 +14,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 
 #include "cost_model/feature_extractor.h"
 #include "cost_model/metrics.h"
@@ -114,11 +115,31 @@ int64_t CountFailed(const std::vector<cost_model::FeatureSample>& s) {
 
 // A model fit on `samples`; a command has all its data at once, so it trains
 // even below the warm-up that holds back a tuning run's first batches.
-cost_model::XGBModel Fit(const ModelFlags& flags, const std::vector<cost_model::FeatureSample>& samples) {
+// With `prior`, the model starts from it (as `kiln tune --prior-model`
+// does) and its trees learn what the prior got wrong.
+cost_model::XGBModel Fit(const ModelFlags& flags,
+                         const std::vector<cost_model::FeatureSample>& samples,
+                         const std::shared_ptr<const cost_model::XGBModel>& prior = nullptr) {
   cost_model::XGBModel model(flags.Config());
+  if (prior) model.SetPrior(prior);
   model.UpdateFeatures(samples);
   if (model.last_train_size() != model.data_size()) model.Train();
   return model;
+}
+
+// A model file for --model or --prior-model, with the flags' threads and
+// objective; refused (naming the flag) when it cannot be read or holds no
+// trained booster.
+cost_model::XGBModel LoadTrainedModel(const std::string& path, const std::string& flag,
+                                      const ModelFlags& flags) {
+  cost_model::XGBModel m;
+  try {
+    m = cost_model::XGBModel::Load(path, flags.Config());
+  } catch (const cost_model::CostModelError& e) {
+    throw std::runtime_error(flag + " " + path + ": " + e.what());
+  }
+  if (!m.trained()) throw std::runtime_error(flag + " " + path + ": the model is not trained");
+  return m;
 }
 
 // The model's scores for some of the samples and their measured throughput
@@ -137,7 +158,8 @@ Ranking Rank(const cost_model::XGBModel& model, const std::vector<cost_model::Fe
     const double c = samples[i].run_secs;
     r.truth.push_back(std::isfinite(c) && c > 0 ? 1.0 / c : 0.0);
   }
-  r.pred = model.trained() ? model.PredictFeatures(programs) : std::vector<double>(programs.size(), 0);
+  r.pred = model.informative() ? model.PredictFeatures(programs)
+                               : std::vector<double>(programs.size(), 0);
   return r;
 }
 
@@ -227,7 +249,8 @@ struct Score {
 };
 
 void Eval(const std::string& db, const std::string& target, int folds, int top_k,
-          const ModelFlags& flags, bool as_json) {
+          const ModelFlags& flags, const std::shared_ptr<const cost_model::XGBModel>& prior,
+          bool as_json) {
   const int threads = flags.threads;
   const auto t0 = std::chrono::steady_clock::now();
   Loaded l = Load(db, target, "", threads);
@@ -254,7 +277,7 @@ void Eval(const std::string& db, const std::string& target, int folds, int top_k
         for (size_t i : by_workload.at(order[w])) train.push_back(l.samples[i]);
       }
     }
-    const cost_model::XGBModel model = Fit(flags, train);
+    const cost_model::XGBModel model = Fit(flags, train, prior);
     Score fs;
     for (const std::string& key : held) {
       const auto [pred, truth] = Rank(model, l.samples, by_workload.at(key));
@@ -314,7 +337,8 @@ void Eval(const std::string& db, const std::string& target, int folds, int top_k
 // random sample, so the figures compare models and settings on the same
 // database rather than stand alone.
 void EvalHistory(const std::string& db, const std::string& target, int history, int top_k,
-                 const ModelFlags& flags, bool as_json) {
+                 const ModelFlags& flags, const std::shared_ptr<const cost_model::XGBModel>& prior,
+                 bool as_json) {
   const auto t0 = std::chrono::steady_clock::now();
   Loaded l = Load(db, target, "", flags.threads);
   const auto [order, by_workload] = GroupByWorkload(l.samples);
@@ -343,7 +367,7 @@ void EvalHistory(const std::string& db, const std::string& target, int history, 
     const auto split = idx.begin() + history;
     std::vector<cost_model::FeatureSample> train;
     for (auto it = idx.begin(); it != split; ++it) train.push_back(l.samples[*it]);
-    const cost_model::XGBModel model = Fit(flags, train);
+    const cost_model::XGBModel model = Fit(flags, train, prior);
     const auto [pred, truth] = Rank(model, l.samples, std::vector<size_t>(split, idx.end()));
     const double rho = cost_model::SpearmanCorrelation(pred, truth);
     const double rec = cost_model::TopKRecall(pred, truth, top_k);
@@ -355,7 +379,7 @@ void EvalHistory(const std::string& db, const std::string& target, int history, 
                              {"spearman", rho},
                              {"top_k_recall", rec},
                              {"top_k_best_ratio", best},
-                             {"model_trained", model.trained()}});
+                             {"model_trained", model.informative()}});
     overall.records += n;
     overall.spearman += rho * static_cast<double>(n);
     overall.recall += rec * static_cast<double>(n);
@@ -365,7 +389,8 @@ void EvalHistory(const std::string& db, const std::string& target, int history, 
       std::cout << "  workload " << key.substr(0, 16) << "  " << std::setw(5) << n
                 << " later records  spearman " << std::fixed << std::setprecision(3) << rho
                 << "  top-" << top_k << " recall " << rec << "  best of top-" << top_k << " "
-                << best << (model.trained() ? "" : "  (nothing to train on: scores all 0)") << "\n";
+                << best << (model.informative() ? "" : "  (nothing to train on: scores all 0)")
+                << "\n";
     }
   }
   const double div = std::max<double>(1.0, static_cast<double>(overall.records));
@@ -395,6 +420,80 @@ void EvalHistory(const std::string& db, const std::string& target, int history, 
             << ", top-" << top_k << " recall " << overall.recall / div << ", best of top-" << top_k
             << " " << mean_best << " (mean over workloads) (" << std::setprecision(1) << Secs(t0)
             << " s)\n";
+}
+
+// --model: a model trained elsewhere (`kiln model train`, a shipped prior
+// of configs/models/) ranks every record of each workload as it is, without
+// training: how far a `kiln tune --prior-model` run can trust it before its
+// own records teach it. A workload the model was trained on is marked: its
+// figures say how well the model fits, not how well it generalizes.
+void EvalModel(const std::string& db, const std::string& target, const std::string& model_file,
+               const cost_model::XGBModel& model, int top_k, int threads, bool as_json) {
+  const auto t0 = std::chrono::steady_clock::now();
+  Loaded l = Load(db, target, "", threads);
+  const auto [order, by_workload] = GroupByWorkload(l.samples);
+  if (order.empty()) {
+    throw std::runtime_error("--db " + db + ": no records for target '" + l.target + "'");
+  }
+  const std::vector<std::string> seen_list = model.trained_workloads();
+  const std::set<std::string> seen(seen_list.begin(), seen_list.end());
+  json workload_json = json::array();
+  Score overall;
+  double best_ratio_sum = 0;
+  if (!as_json) {
+    std::cout << "model " << model_file << " (trained for '"
+              << (model.trained_target().empty() ? "an unrecorded target" : model.trained_target())
+              << "') ranks " << l.samples.size() << " record(s) of " << order.size()
+              << " workload(s), top-" << top_k << "\n";
+  }
+  for (const std::string& key : order) {
+    const auto [pred, truth] = Rank(model, l.samples, by_workload.at(key));
+    const double rho = cost_model::SpearmanCorrelation(pred, truth);
+    const double rec = cost_model::TopKRecall(pred, truth, top_k);
+    const double best = cost_model::TopKBestRatio(pred, truth, top_k);
+    const auto n = static_cast<int64_t>(pred.size());
+    const bool trained_on = seen.count(key) > 0;
+    workload_json.push_back({{"workload_hash", key},
+                             {"records", n},
+                             {"spearman", rho},
+                             {"top_k_recall", rec},
+                             {"top_k_best_ratio", best},
+                             {"trained_on", trained_on}});
+    overall.records += n;
+    overall.spearman += rho * static_cast<double>(n);
+    overall.recall += rec * static_cast<double>(n);
+    best_ratio_sum += best;
+    if (!as_json) {
+      std::cout << "  workload " << key.substr(0, 16) << "  " << std::setw(5) << n
+                << " records  spearman " << std::fixed << std::setprecision(3) << rho << "  top-"
+                << top_k << " recall " << rec << "  best of top-" << top_k << " " << best
+                << (trained_on ? "  (the model trained on it)" : "") << "\n";
+    }
+  }
+  const double div = std::max<double>(1.0, static_cast<double>(overall.records));
+  const double mean_best = best_ratio_sum / static_cast<double>(order.size());
+  if (as_json) {
+    std::cout << json{{"target", l.target},
+                      {"model", model_file},
+                      {"model_target", model.trained_target()},
+                      {"records", l.samples.size()},
+                      {"failed_records", CountFailed(l.samples)},
+                      {"unreplayable_records", l.unreplayable},
+                      {"workloads", order.size()},
+                      {"per_workload", workload_json},
+                      {"top_k", top_k},
+                      {"spearman", overall.spearman / div},
+                      {"top_k_recall", overall.recall / div},
+                      {"top_k_best_ratio", mean_best},
+                      {"seconds", Secs(t0)}}
+                     .dump(2)
+              << "\n";
+    return;
+  }
+  std::cout << "overall (record-weighted over " << order.size() << " workload(s)): spearman "
+            << std::fixed << std::setprecision(3) << overall.spearman / div << ", top-" << top_k
+            << " recall " << overall.recall / div << ", best of top-" << top_k << " " << mean_best
+            << " (mean over workloads) (" << std::setprecision(1) << Secs(t0) << " s)\n";
 }
 
 }  // namespace
@@ -428,6 +527,7 @@ void RegisterModelCommands(CLI::App& app, int* exit_code) {
     std::string db, target;
     int folds = 5, top_k = 10, history = 64;
     std::string split = "workload";
+    std::string model_file, prior_file;
     ModelFlags flags;
     bool json = false;
   };
@@ -451,6 +551,15 @@ void RegisterModelCommands(CLI::App& app, int* exit_code) {
   history->check(CLI::PositiveNumber);
   eval->add_option("--top-k", e->top_k, "k of the top-k recall (default 10)")->check(CLI::PositiveNumber);
   AddModelFlags(eval, &e->flags);
+  CLI::Option* model_opt = eval->add_option(
+      "--model", e->model_file,
+      "Rank every record of each workload with this trained model file, as it is (no folds, no "
+      "training): how well a prior fits the database's workloads");
+  CLI::Option* prior_opt = eval->add_option(
+      "--prior-model", e->prior_file,
+      "Each model trained by the evaluation starts from this model file, as `kiln tune "
+      "--prior-model FILE` runs do");
+  model_opt->excludes(prior_opt)->excludes(folds)->excludes(history);
   eval->add_flag("--json", e->json, "Print JSON");
   eval->callback([=] {
     Guard(exit_code, [&] {
@@ -460,10 +569,23 @@ void RegisterModelCommands(CLI::App& app, int* exit_code) {
       if (folds->count() > 0 && e->split == "history") {
         throw std::invalid_argument("--folds applies to --split workload only");
       }
+      if (!e->model_file.empty()) {
+        if (e->split == "history") {
+          throw std::invalid_argument("--model ranks with a trained model; --split history trains");
+        }
+        const cost_model::XGBModel m = LoadTrainedModel(e->model_file, "--model", e->flags);
+        EvalModel(e->db, e->target, e->model_file, m, e->top_k, e->flags.threads, e->json);
+        return;
+      }
+      std::shared_ptr<const cost_model::XGBModel> prior;
+      if (!e->prior_file.empty()) {
+        prior = std::make_shared<const cost_model::XGBModel>(
+            LoadTrainedModel(e->prior_file, "--prior-model", e->flags));
+      }
       if (e->split == "history") {
-        EvalHistory(e->db, e->target, e->history, e->top_k, e->flags, e->json);
+        EvalHistory(e->db, e->target, e->history, e->top_k, e->flags, prior, e->json);
       } else {
-        Eval(e->db, e->target, e->folds, e->top_k, e->flags, e->json);
+        Eval(e->db, e->target, e->folds, e->top_k, e->flags, prior, e->json);
       }
     });
   });

@@ -438,6 +438,60 @@ TEST(XGBModel, StartsFromAPriorAndLearnsWhatItMisses) {
   EXPECT_THROW(prior->SetPrior(prior), std::invalid_argument);
 }
 
+// Once a held-out split exists, a prior stays only while it lowers the
+// held-out error: one trained on "a" with the order reversed (the fast
+// programs measured slow) is set aside for what 100 programs of "b" teach
+// alone, and the prior that ranks "b" well is kept.
+TEST(XGBModel, APriorThatMisleadsIsSetAside) {
+  const PriorCase c = MakePriorCase(12, 100);
+  std::vector<FeatureSample> reversed = c.a;
+  for (FeatureSample& s : reversed) s.run_secs = 1.0 / s.run_secs;
+  auto misleading = std::make_shared<XGBModel>(FastConfig());
+  misleading->UpdateFeatures(reversed);
+  auto helpful = std::make_shared<XGBModel>(FastConfig());
+  helpful->UpdateFeatures(c.a);
+
+  XGBModel scratch(FastConfig());
+  scratch.UpdateFeatures(c.b);
+  ASSERT_TRUE(scratch.trained());
+
+  XGBModel m(FastConfig());
+  m.SetPrior(misleading);
+  EXPECT_TRUE(m.prior_only());
+  EXPECT_TRUE(m.uses_prior());
+  EXPECT_LT(SpearmanCorrelation(m.PredictFeatures(c.test), c.speed), -0.3);
+  m.UpdateFeatures(c.b);
+  ASSERT_TRUE(m.trained());
+  EXPECT_FALSE(m.prior_only());
+  const TrainingReport& r = m.last_training();
+  EXPECT_EQ(r.validation_programs, 20);
+  EXPECT_FALSE(r.prior_used);
+  EXPECT_FALSE(m.uses_prior());
+  EXPECT_LT(r.validation_rmse_without_prior, r.validation_rmse_with_prior);
+  EXPECT_EQ(r.validation_rmse, r.validation_rmse_without_prior);
+  // What is left is the model of b alone, exactly.
+  EXPECT_EQ(m.PredictFeatures(c.test), scratch.PredictFeatures(c.test));
+
+  XGBModel kept(FastConfig());
+  kept.SetPrior(helpful);
+  kept.UpdateFeatures(c.b);
+  const TrainingReport& k = kept.last_training();
+  EXPECT_TRUE(k.prior_used);
+  EXPECT_TRUE(kept.uses_prior());
+  EXPECT_LT(k.validation_rmse_with_prior, k.validation_rmse_without_prior);
+  EXPECT_GT(SpearmanCorrelation(kept.PredictFeatures(c.test), c.speed),
+            SpearmanCorrelation(scratch.PredictFeatures(c.test), c.speed));
+
+  // Without the check, the misleading prior stays.
+  XGBModelConfig unchecked = FastConfig();
+  unchecked.check_prior = false;
+  XGBModel stuck(unchecked);
+  stuck.SetPrior(misleading);
+  stuck.UpdateFeatures(c.b);
+  EXPECT_TRUE(stuck.last_training().prior_used);
+  EXPECT_EQ(stuck.last_training().validation_rmse_without_prior, -1);
+}
+
 // The model shipped in configs/models/ loads, lists what it was trained on,
 // and holds out the workloads of bench/search_bench (which checks the same).
 TEST(XGBModel, ShippedPriorLoadsAndHoldsOutTheBenchWorkloads) {

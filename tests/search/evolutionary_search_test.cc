@@ -92,6 +92,7 @@ TEST(EvolutionarySearch, DefaultsAreTVMsButExploration) {
   // Not TVM's 0.05 (docs/ARCHITECTURE.md §7 has the measurements), and half
   // of those slots measure structural neighbours of the best (Kiln's own).
   EXPECT_DOUBLE_EQ(c.eps_greedy, 0.2);
+  EXPECT_DOUBLE_EQ(c.prior_eps_greedy, 0.5);
   EXPECT_DOUBLE_EQ(c.neighbor_share, 0.5);
   EXPECT_EQ(c.neighbor_incumbents, 4);
   std::vector<WeightedMutator> m = DefaultLLVMMutators();
@@ -305,20 +306,24 @@ class UntrainedUntilToldModel : public cost_model::CostModel {
   }
   std::string Name() const override { return "untrained-until-told"; }
   bool informative() const override { return learned; }
+  bool prior_only() const override { return learned && only_prior; }
   cost_model::RandomModel inner{4};
   bool learned = false;
+  bool only_prior = false;  // with learned: what it knows is a prior
   int predictions = 0;
 };
 
 // An evolutionary search over an empty database with that model, at a
 // small population.
 struct UntrainedSearch {
-  UntrainedSearch(int population, int min_unmeasured, double eps_greedy = 0.2)
+  UntrainedSearch(int population, int min_unmeasured, double eps_greedy = 0.2,
+                  double prior_eps_greedy = 0.5)
       : es(s.ctx, [&] {
           EvolutionarySearchConfig c;
           c.population_size = population;
           c.init_min_unmeasured = min_unmeasured;
           c.eps_greedy = eps_greedy;
+          c.prior_eps_greedy = prior_eps_greedy;
           return c;
         }()) {
     es.PreTuning({&db, db.CommitWorkload(s.task.workload), s.task.target.ToString(), &model,
@@ -384,6 +389,28 @@ TEST(EvolutionarySearch, SmallBatchesStillGetRandomPicks) {
       EXPECT_GT(best, random);
     }
   }
+}
+
+// A model that knows only a prior explores with prior_eps_greedy, and with
+// eps_greedy once it has trained on the run's records.
+TEST(EvolutionarySearch, AModelThatKnowsOnlyItsPriorExploresMore) {
+  UntrainedSearch u(64, 16, /*eps_greedy=*/0.0, /*prior_eps_greedy=*/1.0);
+  u.model.learned = true;
+  u.model.only_prior = true;
+  for (int round = 0; round < 3; ++round) {
+    ASSERT_EQ(u.es.GenerateCandidates(4).size(), 4u);
+    EXPECT_TRUE(u.es.last_round().model_prior_only);
+    EXPECT_EQ(u.es.last_round().picked_best, 0);
+  }
+  u.model.only_prior = false;
+  for (int round = 0; round < 3; ++round) {
+    ASSERT_EQ(u.es.GenerateCandidates(4).size(), 4u);
+    EXPECT_FALSE(u.es.last_round().model_prior_only);
+    EXPECT_EQ(u.es.last_round().picked_best, 4);
+  }
+  EvolutionarySearchConfig bad;
+  bad.prior_eps_greedy = -0.1;
+  EXPECT_THROW(EvolutionarySearch(u.s.ctx, bad), std::invalid_argument);
 }
 
 // When the fresh samples cannot fill the batch, an untrained model's round

@@ -190,6 +190,71 @@ TEST_F(ModelCli, EvalHistoryRanksEachWorkloadsLaterRecords) {
   EXPECT_NE(folds.out.find("--split workload only"), std::string::npos) << folds.out;
 }
 
+// --model ranks each workload's records with a model file as it is;
+// --prior-model starts each model the evaluation trains from one.
+TEST_F(ModelCli, EvalWithAModelFileRanksWithoutTraining) {
+  const kiln::ir::PrimFunc seen = kiln::ir::Matmul(64, 64, 32);
+  Fill({seen, kiln::ir::Matmul(32, 128, 64), kiln::ir::Matmul(128, 32, 16)});
+  kiln::testing::TempFile seen_text(kiln::ir::ToText(seen));
+  auto train = RunKiln("model train --db " + db_ + " --target '" + kTarget + "' --workload " +
+                       seen_text.path() + " -o " + model_);
+  ASSERT_EQ(train.code, 0) << train.out;
+
+  auto r = RunKiln("model eval --db " + db_ + " --target '" + kTarget + "' --model " + model_ +
+                       " --top-k 4 --json",
+                   /*with_stderr=*/false);
+  ASSERT_EQ(r.code, 0) << r.out;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["model"], model_);
+  EXPECT_EQ(j["model_target"], kTarget);
+  ASSERT_EQ(j["per_workload"].size(), 3u);
+  int trained_on = 0;
+  for (const auto& w : j["per_workload"]) {
+    EXPECT_EQ(w["records"], 16);
+    trained_on += w["trained_on"].get<bool>();
+    if (w["trained_on"].get<bool>()) {
+      EXPECT_EQ(w["workload_hash"], kiln::ir::StructuralHashHex(seen));
+    }
+    // Vectorized and parallel schedules are fast on every workload: a model
+    // of one ranks the others.
+    EXPECT_GT(w["spearman"].get<double>(), 0.6) << r.out;
+    EXPECT_GE(w["top_k_best_ratio"].get<double>(), 0.9) << r.out;
+  }
+  EXPECT_EQ(trained_on, 1);
+
+  auto text = RunKiln("model eval --db " + db_ + " --target '" + kTarget + "' --model " + model_);
+  ASSERT_EQ(text.code, 0) << text.out;
+  EXPECT_NE(text.out.find("(the model trained on it)"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("ranks 48 record(s) of 3 workload(s)"), std::string::npos) << text.out;
+
+  auto history = RunKiln("model eval --db " + db_ + " --target '" + kTarget +
+                             "' --split history --history 8 --prior-model " + model_ + " --json",
+                         /*with_stderr=*/false);
+  ASSERT_EQ(history.code, 0) << history.out;
+  for (const auto& w : nlohmann::json::parse(history.out)["per_workload"]) {
+    EXPECT_TRUE(w["model_trained"].get<bool>());
+    EXPECT_GT(w["spearman"].get<double>(), 0.6) << history.out;
+  }
+
+  auto not_history = RunKiln("model eval --db " + db_ + " --target '" + kTarget + "' --model " +
+                             model_ + " --split history");
+  EXPECT_EQ(not_history.code, 1);
+  EXPECT_NE(not_history.out.find("--split history trains"), std::string::npos) << not_history.out;
+  auto missing = RunKiln("model eval --db " + db_ + " --target '" + kTarget + "' --model " +
+                         model_ + ".absent");
+  EXPECT_EQ(missing.code, 1);
+  EXPECT_NE(missing.out.find("--model " + model_ + ".absent: cannot open"), std::string::npos)
+      << missing.out;
+  auto not_a_model =
+      RunKiln("model eval --db " + db_ + " --target '" + kTarget + "' --prior-model " + db_);
+  EXPECT_EQ(not_a_model.code, 1);
+  EXPECT_NE(not_a_model.out.find("--prior-model " + db_ + ": "), std::string::npos)
+      << not_a_model.out;
+  auto with_folds = RunKiln("model eval --db " + db_ + " --target '" + kTarget + "' --model " +
+                            model_ + " --folds 3");
+  EXPECT_NE(with_folds.code, 0);
+}
+
 TEST_F(ModelCli, ClearErrors) {
   auto missing = RunKiln("model eval --db " + db_ + " --target '" + kTarget + "'");
   EXPECT_EQ(missing.code, 1);
