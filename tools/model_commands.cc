@@ -163,6 +163,18 @@ Ranking Rank(const cost_model::XGBModel& model, const std::vector<cost_model::Fe
   return r;
 }
 
+// How well a ranking orders one workload's records.
+struct Quality {
+  int64_t records = 0;
+  double spearman = 0, recall = 0, best_ratio = 0;  // best_ratio: of the top-k
+};
+
+Quality Judge(const Ranking& r, int top_k) {
+  return {static_cast<int64_t>(r.pred.size()), cost_model::SpearmanCorrelation(r.pred, r.truth),
+          cost_model::TopKRecall(r.pred, r.truth, top_k),
+          cost_model::TopKBestRatio(r.pred, r.truth, top_k)};
+}
+
 void Train(const std::string& db, const std::string& target, const std::string& workload,
            const std::vector<std::string>& excluded, const std::string& output,
            const ModelFlags& flags, bool as_json) {
@@ -280,10 +292,9 @@ void Eval(const std::string& db, const std::string& target, int folds, int top_k
     const cost_model::XGBModel model = Fit(flags, train, prior);
     Score fs;
     for (const std::string& key : held) {
-      const auto [pred, truth] = Rank(model, l.samples, by_workload.at(key));
-      const double rho = cost_model::SpearmanCorrelation(pred, truth);
-      const double rec = cost_model::TopKRecall(pred, truth, top_k);
-      const auto n = static_cast<int64_t>(pred.size());
+      const Quality q = Judge(Rank(model, l.samples, by_workload.at(key)), top_k);
+      const double rho = q.spearman, rec = q.recall;
+      const int64_t n = q.records;
       workload_json.push_back({{"workload_hash", key}, {"fold", f}, {"records", n},
                                {"spearman", rho}, {"top_k_recall", rec}});
       fs.records += n;
@@ -368,11 +379,9 @@ void EvalHistory(const std::string& db, const std::string& target, int history, 
     std::vector<cost_model::FeatureSample> train;
     for (auto it = idx.begin(); it != split; ++it) train.push_back(l.samples[*it]);
     const cost_model::XGBModel model = Fit(flags, train, prior);
-    const auto [pred, truth] = Rank(model, l.samples, std::vector<size_t>(split, idx.end()));
-    const double rho = cost_model::SpearmanCorrelation(pred, truth);
-    const double rec = cost_model::TopKRecall(pred, truth, top_k);
-    const double best = cost_model::TopKBestRatio(pred, truth, top_k);
-    const auto n = static_cast<int64_t>(pred.size());
+    const Quality q = Judge(Rank(model, l.samples, std::vector<size_t>(split, idx.end())), top_k);
+    const double rho = q.spearman, rec = q.recall, best = q.best_ratio;
+    const int64_t n = q.records;
     workload_json.push_back({{"workload_hash", key},
                              {"training_records", history},
                              {"records", n},
@@ -441,17 +450,16 @@ void EvalModel(const std::string& db, const std::string& target, const std::stri
   Score overall;
   double best_ratio_sum = 0;
   if (!as_json) {
-    std::cout << "model " << model_file << " (trained for '"
-              << (model.trained_target().empty() ? "an unrecorded target" : model.trained_target())
-              << "') ranks " << l.samples.size() << " record(s) of " << order.size()
+    std::cout << "model " << model_file << " ("
+              << (model.trained_target().empty() ? "its training target not recorded"
+                                                 : "trained for '" + model.trained_target() + "'")
+              << ") ranks " << l.samples.size() << " record(s) of " << order.size()
               << " workload(s), top-" << top_k << "\n";
   }
   for (const std::string& key : order) {
-    const auto [pred, truth] = Rank(model, l.samples, by_workload.at(key));
-    const double rho = cost_model::SpearmanCorrelation(pred, truth);
-    const double rec = cost_model::TopKRecall(pred, truth, top_k);
-    const double best = cost_model::TopKBestRatio(pred, truth, top_k);
-    const auto n = static_cast<int64_t>(pred.size());
+    const Quality q = Judge(Rank(model, l.samples, by_workload.at(key)), top_k);
+    const double rho = q.spearman, rec = q.recall, best = q.best_ratio;
+    const int64_t n = q.records;
     const bool trained_on = seen.count(key) > 0;
     workload_json.push_back({{"workload_hash", key},
                              {"records", n},

@@ -95,6 +95,11 @@ std::unique_ptr<cost_model::CostModel> MakeCostModel(const TuneCliOptions& o, in
                                                      const std::string& target, bool* seeded,
                                                      std::string* prior_model = nullptr);
 
+// What became of the prior the model started from, for the summary: "kept",
+// or "set aside" when the run's own held-out records ranked better without
+// it (cost_model::XGBModelConfig::check_prior); empty without a prior.
+std::string PriorOutcome(const cost_model::CostModel* model);
+
 // Set by the first Ctrl-C (OnInterrupt); the loops stop after the batch in flight.
 extern std::atomic<bool> g_stop;
 extern "C" void OnInterrupt(int);

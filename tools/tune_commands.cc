@@ -153,6 +153,12 @@ std::unique_ptr<cost_model::CostModel> MakeCostModel(const TuneCliOptions& o, in
   return model;
 }
 
+std::string PriorOutcome(const cost_model::CostModel* model) {
+  const auto* xgb = dynamic_cast<const cost_model::XGBModel*>(model);
+  if (xgb == nullptr || xgb->prior() == nullptr) return "";
+  return xgb->uses_prior() ? "kept" : "set aside";
+}
+
 std::atomic<bool> g_stop{false};
 // The first Ctrl-C asks the loop to stop once the batch in flight is
 // committed; a second one gives up on that batch (everything committed before
@@ -293,6 +299,7 @@ int TuneOne(const TuneCliOptions& o) {
                           {"strategy", o.strategy},
                           {"cost_model", model ? o.cost_model : "none"},
                           {"prior_model", prior_model},
+                          {"prior_model_outcome", PriorOutcome(model.get())},
                           {"search_seconds", s.search_secs},
                           {"busy_measurements", s.busy_measurements},
                           {"wide_spread_measurements", s.wide_spread_measurements},
@@ -311,9 +318,12 @@ int TuneOne(const TuneCliOptions& o) {
             << "  errors this run: " << ErrorsText(s.errors_by_kind) << "\n"
             << "  rejected while sampling: " << s.sampling_failures << "\n"
             << "  search: " << o.strategy << " (" << (model ? o.cost_model : std::string("no"))
-            << " model" << (prior_model.empty() ? "" : " starting from " + prior_model) << "), "
-            << std::fixed << std::setprecision(2) << s.search_secs << " s" << std::defaultfloat
-            << std::setprecision(6) << "\n";
+            << " model"
+            << (prior_model.empty()
+                    ? ""
+                    : " starting from " + prior_model + ", " + PriorOutcome(model.get()))
+            << "), " << std::fixed << std::setprecision(2) << s.search_secs << " s"
+            << std::defaultfloat << std::setprecision(6) << "\n";
   if (!best) {
     std::cout << "no verified record yet\n";
   } else {

@@ -199,6 +199,7 @@ int TuneMany(const TuneCliOptions& cli) {
                                 {"measured_this_run", s.final.measured_this_run},
                                 {"search_seconds", s.search_secs},
                                 {"prior_model", prior_model},
+                                {"prior_model_outcome", PriorOutcome(model.get())},
                                 {"stopped", s.stop_reason}}
                      .dump(2)
               << "\n";
@@ -208,7 +209,9 @@ int TuneMany(const TuneCliOptions& cli) {
             << "': " << s.final.measured_this_run << " measured this run, into " << o.db_path
             << "\n"
             << "  stopped: " << s.stop_reason << "\n"
-            << (prior_model.empty() ? "" : "  cost model: starting from " + prior_model + "\n")
+            << (prior_model.empty() ? ""
+                                    : "  cost model: starting from " + prior_model + ", " +
+                                          PriorOutcome(model.get()) + "\n")
             << TaskTable(s.final);
   return exit_code;
 }

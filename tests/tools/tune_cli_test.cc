@@ -383,6 +383,13 @@ TEST_F(TuneCli, PriorModelAutoChoosesByVectorUnits) {
             std::string::npos)
       << chosen.out;
   EXPECT_EQ(chosen.out.find("has not learned yet"), std::string::npos) << chosen.out;
+  // A model that knows only its prior explores more (prior_eps_greedy); too
+  // few records to hold some out, so the prior is kept.
+  EXPECT_NE(chosen.out.find("(the cost model knows only its prior: more random picks)"),
+            std::string::npos)
+      << chosen.out;
+  EXPECT_NE(chosen.out.find("(xgb model starting from " + generic + ", kept)"), std::string::npos)
+      << chosen.out;
   ASSERT_EQ(none.code, 0) << none.out;
   EXPECT_EQ(none.out.find("starting from the model"), std::string::npos) << none.out;
   EXPECT_NE(none.out.find("has not learned yet"), std::string::npos) << none.out;
