@@ -58,8 +58,9 @@ struct EvolutionarySearchConfig {
   // records. Kiln's own: the prior may not fit the workload, and a first
   // batch of its picks alone can hold the whole run in its basin, where
   // half of them at random give the model's first training something to
-  // compare (SFM:0 over 8 seeds: 25.8 µs with the prior at 0.2, 21.7 at
-  // 0.5, 21.8 from nothing; configs/models/README.md).
+  // compare (SFM:0 over 8 seeds: 25.8 µs from the prior at 0.2, 21.7 at
+  // 0.5 with the prior's held-out check, 21.8 from nothing;
+  // docs/ARCHITECTURE.md §8).
   double prior_eps_greedy = 0.5;
   // Of the eps_greedy slots, this share (rounded up) measures structural
   // neighbours of the best measured schedules (search/structural_neighbors.h:
