@@ -277,6 +277,12 @@ void RunJob(JobHandle& job, const JobRunContext& ctx) {
         return;
       }
     }
+    if (model && model->prior() != nullptr) {
+      // Whether the run's own held-out records kept the prior
+      // (cost_model::XGBModelConfig::check_prior).
+      spdlog::info("job {}: the xgb model's prior was {} at the end", job.id(),
+                   model->uses_prior() ? "kept" : "set aside");
+    }
     finish(v1::JOB_STATE_DONE,
            std::to_string(done_before) + " records for " + std::to_string(spec.workloads_size()) + " workload(s)",
            &*db);
