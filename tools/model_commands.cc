@@ -258,7 +258,37 @@ struct Score {
   int64_t records = 0;
   double spearman = 0;  // record-weighted mean over workloads
   double recall = 0;
+  double best_ratio_sum = 0;  // over the workloads added
+  int workloads = 0;
+  void Add(const Quality& q) {
+    records += q.records;
+    spearman += q.spearman * static_cast<double>(q.records);
+    recall += q.recall * static_cast<double>(q.records);
+    best_ratio_sum += q.best_ratio;
+    ++workloads;
+  }
+  double MeanSpearman() const {
+    return spearman / std::max<double>(1.0, static_cast<double>(records));
+  }
+  double MeanRecall() const { return recall / std::max<double>(1.0, static_cast<double>(records)); }
+  double MeanBestRatio() const { return best_ratio_sum / std::max(1, workloads); }
 };
+
+// What the JSON of every `kiln model eval` shares.
+json RankedJson(const Loaded& l, size_t workloads, const json& per_workload, int top_k,
+                const Score& overall, std::chrono::steady_clock::time_point t0) {
+  return {{"target", l.target},
+          {"records", l.samples.size()},
+          {"failed_records", CountFailed(l.samples)},
+          {"unreplayable_records", l.unreplayable},
+          {"workloads", workloads},
+          {"per_workload", per_workload},
+          {"top_k", top_k},
+          {"spearman", overall.MeanSpearman()},
+          {"top_k_recall", overall.MeanRecall()},
+          {"top_k_best_ratio", overall.MeanBestRatio()},
+          {"seconds", Secs(t0)}};
+}
 
 void Eval(const std::string& db, const std::string& target, int folds, int top_k,
           const ModelFlags& flags, const std::shared_ptr<const cost_model::XGBModel>& prior,
@@ -297,48 +327,35 @@ void Eval(const std::string& db, const std::string& target, int folds, int top_k
       const int64_t n = q.records;
       workload_json.push_back({{"workload_hash", key}, {"fold", f}, {"records", n},
                                {"spearman", rho}, {"top_k_recall", rec}});
-      fs.records += n;
-      fs.spearman += rho * static_cast<double>(n);
-      fs.recall += rec * static_cast<double>(n);
+      fs.Add(q);
+      overall.Add(q);
       if (!as_json) {
         std::cout << "  fold " << f << "  workload " << key.substr(0, 16) << "  " << std::setw(5)
                   << n << " records  spearman " << std::fixed << std::setprecision(3) << rho
                   << "  top-" << top_k << " recall " << rec << "\n";
       }
     }
-    overall.records += fs.records;
-    overall.spearman += fs.spearman;
-    overall.recall += fs.recall;
-    const double div = std::max<double>(1.0, static_cast<double>(fs.records));
-    fold_json.push_back({{"fold", f}, {"held_out_workloads", held}, {"records", fs.records},
+    fold_json.push_back({{"fold", f},
+                         {"held_out_workloads", held},
+                         {"records", fs.records},
                          {"training_records", train.size()},
-                         {"spearman", fs.spearman / div}, {"top_k_recall", fs.recall / div}});
+                         {"spearman", fs.MeanSpearman()},
+                         {"top_k_recall", fs.MeanRecall()}});
     if (!as_json) {
       std::cout << "fold " << f << ": " << fs.records << " held-out records, trained on "
                 << train.size() << ": spearman " << std::fixed << std::setprecision(3)
-                << fs.spearman / div << ", top-" << top_k << " recall " << fs.recall / div << "\n";
+                << fs.MeanSpearman() << ", top-" << top_k << " recall " << fs.MeanRecall() << "\n";
     }
   }
-  const double div = std::max<double>(1.0, static_cast<double>(overall.records));
   if (as_json) {
-    std::cout << json{{"target", l.target},
-                      {"records", l.samples.size()},
-                      {"failed_records", CountFailed(l.samples)},
-                      {"unreplayable_records", l.unreplayable},
-                      {"workloads", order.size()},
-                      {"folds", fold_json},
-                      {"per_workload", workload_json},
-                      {"top_k", top_k},
-                      {"spearman", overall.spearman / div},
-                      {"top_k_recall", overall.recall / div},
-                      {"seconds", Secs(t0)}}
-                     .dump(2)
-              << "\n";
+    json j = RankedJson(l, order.size(), workload_json, top_k, overall, t0);
+    j["folds"] = fold_json;
+    std::cout << j.dump(2) << "\n";
     return;
   }
   std::cout << "overall (record-weighted over held-out workloads): spearman " << std::fixed
-            << std::setprecision(3) << overall.spearman / div << ", top-" << top_k << " recall "
-            << overall.recall / div << " (" << std::setprecision(1) << Secs(t0) << " s)\n";
+            << std::setprecision(3) << overall.MeanSpearman() << ", top-" << top_k << " recall "
+            << overall.MeanRecall() << " (" << std::setprecision(1) << Secs(t0) << " s)\n";
 }
 
 // --split history: each workload on its own, as a `kiln tune` run of it from
@@ -363,8 +380,7 @@ void EvalHistory(const std::string& db, const std::string& target, int history, 
   }
   json workload_json = json::array();
   Score overall;
-  double best_ratio_sum = 0;
-  int ranked_workloads = 0, skipped = 0;
+  int skipped = 0;
   if (!as_json) {
     std::cout << "history split: per workload, trained on its first " << history
               << " record(s), ranking the later ones; top-" << top_k << "\n";
@@ -389,11 +405,7 @@ void EvalHistory(const std::string& db, const std::string& target, int history, 
                              {"top_k_recall", rec},
                              {"top_k_best_ratio", best},
                              {"model_trained", model.informative()}});
-    overall.records += n;
-    overall.spearman += rho * static_cast<double>(n);
-    overall.recall += rec * static_cast<double>(n);
-    best_ratio_sum += best;
-    ++ranked_workloads;
+    overall.Add(q);
     if (!as_json) {
       std::cout << "  workload " << key.substr(0, 16) << "  " << std::setw(5) << n
                 << " later records  spearman " << std::fixed << std::setprecision(3) << rho
@@ -402,33 +414,20 @@ void EvalHistory(const std::string& db, const std::string& target, int history, 
                 << "\n";
     }
   }
-  const double div = std::max<double>(1.0, static_cast<double>(overall.records));
-  const double mean_best = best_ratio_sum / ranked_workloads;
   if (as_json) {
-    std::cout << json{{"target", l.target},
-                      {"split", "history"},
-                      {"history", history},
-                      {"records", l.samples.size()},
-                      {"failed_records", CountFailed(l.samples)},
-                      {"unreplayable_records", l.unreplayable},
-                      {"workloads", order.size()},
-                      {"skipped_workloads", skipped},
-                      {"per_workload", workload_json},
-                      {"top_k", top_k},
-                      {"spearman", overall.spearman / div},
-                      {"top_k_recall", overall.recall / div},
-                      {"top_k_best_ratio", mean_best},
-                      {"seconds", Secs(t0)}}
-                     .dump(2)
-              << "\n";
+    json j = RankedJson(l, order.size(), workload_json, top_k, overall, t0);
+    j["split"] = "history";
+    j["history"] = history;
+    j["skipped_workloads"] = skipped;
+    std::cout << j.dump(2) << "\n";
     return;
   }
-  std::cout << "overall (record-weighted over " << ranked_workloads << " workload(s)";
+  std::cout << "overall (record-weighted over " << overall.workloads << " workload(s)";
   if (skipped > 0) std::cout << "; " << skipped << " with too few records skipped";
-  std::cout << "): spearman " << std::fixed << std::setprecision(3) << overall.spearman / div
-            << ", top-" << top_k << " recall " << overall.recall / div << ", best of top-" << top_k
-            << " " << mean_best << " (mean over workloads) (" << std::setprecision(1) << Secs(t0)
-            << " s)\n";
+  std::cout << "): spearman " << std::fixed << std::setprecision(3) << overall.MeanSpearman()
+            << ", top-" << top_k << " recall " << overall.MeanRecall() << ", best of top-" << top_k
+            << " " << overall.MeanBestRatio() << " (mean over workloads) (" << std::setprecision(1)
+            << Secs(t0) << " s)\n";
 }
 
 // --model: a model trained elsewhere (`kiln model train`, a shipped prior
@@ -448,7 +447,6 @@ void EvalModel(const std::string& db, const std::string& target, const std::stri
   const std::set<std::string> seen(seen_list.begin(), seen_list.end());
   json workload_json = json::array();
   Score overall;
-  double best_ratio_sum = 0;
   if (!as_json) {
     std::cout << "model " << model_file << " ("
               << (model.trained_target().empty() ? "its training target not recorded"
@@ -467,10 +465,7 @@ void EvalModel(const std::string& db, const std::string& target, const std::stri
                              {"top_k_recall", rec},
                              {"top_k_best_ratio", best},
                              {"trained_on", trained_on}});
-    overall.records += n;
-    overall.spearman += rho * static_cast<double>(n);
-    overall.recall += rec * static_cast<double>(n);
-    best_ratio_sum += best;
+    overall.Add(q);
     if (!as_json) {
       std::cout << "  workload " << key.substr(0, 16) << "  " << std::setw(5) << n
                 << " records  spearman " << std::fixed << std::setprecision(3) << rho << "  top-"
@@ -478,30 +473,18 @@ void EvalModel(const std::string& db, const std::string& target, const std::stri
                 << (trained_on ? "  (the model trained on it)" : "") << "\n";
     }
   }
-  const double div = std::max<double>(1.0, static_cast<double>(overall.records));
-  const double mean_best = best_ratio_sum / static_cast<double>(order.size());
   if (as_json) {
-    std::cout << json{{"target", l.target},
-                      {"model", model_file},
-                      {"model_target", model.trained_target()},
-                      {"records", l.samples.size()},
-                      {"failed_records", CountFailed(l.samples)},
-                      {"unreplayable_records", l.unreplayable},
-                      {"workloads", order.size()},
-                      {"per_workload", workload_json},
-                      {"top_k", top_k},
-                      {"spearman", overall.spearman / div},
-                      {"top_k_recall", overall.recall / div},
-                      {"top_k_best_ratio", mean_best},
-                      {"seconds", Secs(t0)}}
-                     .dump(2)
-              << "\n";
+    json j = RankedJson(l, order.size(), workload_json, top_k, overall, t0);
+    j["model"] = model_file;
+    j["model_target"] = model.trained_target();
+    std::cout << j.dump(2) << "\n";
     return;
   }
   std::cout << "overall (record-weighted over " << order.size() << " workload(s)): spearman "
-            << std::fixed << std::setprecision(3) << overall.spearman / div << ", top-" << top_k
-            << " recall " << overall.recall / div << ", best of top-" << top_k << " " << mean_best
-            << " (mean over workloads) (" << std::setprecision(1) << Secs(t0) << " s)\n";
+            << std::fixed << std::setprecision(3) << overall.MeanSpearman() << ", top-" << top_k
+            << " recall " << overall.MeanRecall() << ", best of top-" << top_k << " "
+            << overall.MeanBestRatio() << " (mean over workloads) (" << std::setprecision(1)
+            << Secs(t0) << " s)\n";
 }
 
 }  // namespace
