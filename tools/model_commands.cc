@@ -3,7 +3,9 @@
 // saves it; `eval` measures how well it ranks schedules of workloads it has
 // never seen (k-fold by workload), the situation of a new tuning task, or
 // (--split history) how well a workload's first records rank its later ones,
-// the situation of the model inside one `kiln tune` run.
+// the situation of the model inside one `kiln tune` run; or (--model) how
+// well a model file, such as a prior of configs/models/, ranks each
+// workload's records as it is.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
