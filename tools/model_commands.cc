@@ -292,6 +292,21 @@ json RankedJson(const Loaded& l, size_t workloads, const json& per_workload, int
           {"seconds", Secs(t0)}};
 }
 
+// A prior trained on some of the evaluated workloads has seen their records:
+// their figures are not held out. Said, not refused (a user may want it).
+void WarnIfPriorSawThem(const std::shared_ptr<const cost_model::XGBModel>& prior,
+                        const std::vector<std::string>& evaluated) {
+  if (!prior) return;
+  const std::vector<std::string> seen_list = prior->trained_workloads();
+  const std::set<std::string> seen(seen_list.begin(), seen_list.end());
+  const auto n = std::count_if(evaluated.begin(), evaluated.end(),
+                               [&](const std::string& k) { return seen.count(k) > 0; });
+  if (n > 0) {
+    std::cerr << "kiln: warning: --prior-model was trained on " << n << " of the "
+              << evaluated.size() << " evaluated workload(s): their figures are not held out\n";
+  }
+}
+
 void Eval(const std::string& db, const std::string& target, int folds, int top_k,
           const ModelFlags& flags, const std::shared_ptr<const cost_model::XGBModel>& prior,
           bool as_json) {
@@ -300,6 +315,7 @@ void Eval(const std::string& db, const std::string& target, int folds, int top_k
   Loaded l = Load(db, target, "", threads);
   // Fold f holds every folds-th workload.
   const auto [order, by_workload] = GroupByWorkload(l.samples);
+  WarnIfPriorSawThem(prior, order);
   if (order.size() < 2) {
     throw std::runtime_error("k-fold by workload needs records of at least 2 workloads for '" +
                              l.target + "'; the database has " + std::to_string(order.size()));
@@ -372,6 +388,7 @@ void EvalHistory(const std::string& db, const std::string& target, int history, 
   const auto t0 = std::chrono::steady_clock::now();
   Loaded l = Load(db, target, "", flags.threads);
   const auto [order, by_workload] = GroupByWorkload(l.samples);
+  WarnIfPriorSawThem(prior, order);
   const bool any = std::any_of(by_workload.begin(), by_workload.end(), [&](const auto& w) {
     return w.second.size() >= static_cast<size_t>(history) + 2;
   });

@@ -236,6 +236,14 @@ TEST_F(ModelCli, EvalWithAModelFileRanksWithoutTraining) {
     EXPECT_GT(w["spearman"].get<double>(), 0.6) << history.out;
   }
 
+  // The prior was trained on one of the evaluated workloads: said.
+  auto warned = RunKiln("model eval --db " + db_ + " --target '" + kTarget +
+                        "' --split history --history 8 --prior-model " + model_);
+  ASSERT_EQ(warned.code, 0) << warned.out;
+  EXPECT_NE(warned.out.find("--prior-model was trained on 1 of the 3 evaluated workload(s)"),
+            std::string::npos)
+      << warned.out;
+
   auto not_history = RunKiln("model eval --db " + db_ + " --target '" + kTarget + "' --model " +
                              model_ + " --split history");
   EXPECT_EQ(not_history.code, 1);
