@@ -43,13 +43,12 @@
 #include <vector>
 
 #include "bench/bench_prior.h"
+#include "bench/bench_trace.h"
 #include "codegen/llvm_backend.h"
 #include "cost_model/random_model.h"
 #include "cost_model/xgb_model.h"
 #include "database/database.h"
 #include "ir/flops.h"
-#include "ir/schedule/schedule.h"
-#include "ir/schedule/trace.h"
 #include "ir/structural_hash.h"
 #include "ir/workloads/suite.h"
 #include "rpc/local_runner.h"
@@ -123,12 +122,6 @@ Outcome TuneWith(search::StrategyKind kind, const std::string& cost_model, const
   return out;
 }
 
-ir::PrimFunc Apply(const ir::PrimFunc& f, const std::string& trace_json) {
-  ir::Schedule sch(f);
-  ir::Trace::FromJSONString(trace_json).ApplyToSchedule(&sch, /*remove_postproc=*/false);
-  return sch.func();
-}
-
 // One seed: both strategies on every workload, the bests re-timed side by
 // side; appends each workload's ratio to *ratios.
 void RunSeed(const std::vector<std::string>& workloads, const std::string& cost_model,
@@ -161,9 +154,9 @@ void RunSeed(const std::vector<std::string>& workloads, const std::string& cost_
     // Both bests again, side by side, with more repeats.
     search::MeasureTask task{f, target, search::TimingConfig{}, seed};
     task.timing.repeat = repeat;
-    std::vector<search::MeasureResult> r =
-        runner.Measure(task, {{Apply(f, rep.best->trace_json), rep.best->trace_json},
-                              {Apply(f, evo.best->trace_json), evo.best->trace_json}});
+    std::vector<search::MeasureResult> r = runner.Measure(
+        task, {{kiln::bench::ApplyTraceJson(f, rep.best->trace_json), rep.best->trace_json},
+               {kiln::bench::ApplyTraceJson(f, evo.best->trace_json), evo.best->trace_json}});
     if (r.size() != 2 || r[0].status != search::MeasureStatus::kOk ||
         r[1].status != search::MeasureStatus::kOk) {
       std::printf("%-6s re-timing failed: %s / %s\n", w.c_str(),
