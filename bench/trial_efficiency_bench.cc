@@ -112,7 +112,14 @@ std::vector<Retimed> Retime(const std::vector<Trial>& candidates, const ir::Prim
       batch.push_back({ApplyTraceJson(func, json), json});
     }
     const std::vector<search::MeasureResult> results = runner.Measure(task, batch);
-    for (size_t b = 0; b < order.size() && b < results.size(); ++b) {
+    if (results.size() != order.size()) {
+      for (Retimed& r : out) {
+        r.failure = "the runner returned " + std::to_string(results.size()) +
+                    " results for a batch of " + std::to_string(order.size());
+      }
+      continue;
+    }
+    for (size_t b = 0; b < order.size(); ++b) {
       Retimed& r = out[order[b]];
       if (results[b].status == search::MeasureStatus::kOk && results[b].verified) {
         r.rounds.push_back(results[b].MedianSecs());
@@ -269,8 +276,8 @@ int Run(int argc, char** argv) {
     if (!best_all || m < Median(best_all->rounds)) best_all = &r;
   }
   if (!best_early || !best_all) {
-    std::printf("goal >= %.2f: n/a (re-timing failed for every %s candidate)\n", kGoal,
-                best_all ? "early" : "");
+    std::printf("goal >= %.2f: n/a (re-timing failed for every %scandidate)\n", kGoal,
+                best_all ? "early " : "");
     return 0;
   }
   const double e = Median(best_early->rounds), f = Median(best_all->rounds);
