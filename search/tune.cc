@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <ctime>
+#include <optional>
 #include <stdexcept>
 #include <vector>
 
@@ -245,11 +246,20 @@ TuneSummary Tune(const TuneContext& ctx, Runner& runner, database::Database& db,
   if (opts.final_remeasure_top > 0 && summary.measured_this_run > 0 && !stop_requested() &&
       !summary.infrastructure_failed) {
     int failed = 0;
+    const std::optional<database::TuningRecord> before = db.Best(wid, target);
     summary.remeasured = RemeasureBest(runner, db, wid, task, opts.final_remeasure_top,
                                        opts.final_remeasure_repeat, &failed);
     summary.remeasure_failed = failed;
-    spdlog::info("tune: re-measured the best {} record(s) with {} repeats ({} failed)",
-                 summary.remeasured, opts.final_remeasure_repeat, failed);
+    const std::optional<database::TuningRecord> after = db.Best(wid, target);
+    if (before && after) {
+      summary.best_before_remeasure_secs = before->median_seconds;
+      summary.best_after_remeasure_secs = after->median_seconds;
+    }
+    spdlog::info(
+        "tune: re-measured the best {} record(s) with {} repeats ({} failed); best {:.4g} ms "
+        "before, {:.4g} ms after",
+        summary.remeasured, opts.final_remeasure_repeat, failed,
+        summary.best_before_remeasure_secs * 1e3, summary.best_after_remeasure_secs * 1e3);
     report(db.CountRecords(wid, target));
   }
   if (summary.busy_measurements > 0) {

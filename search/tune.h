@@ -100,6 +100,12 @@ struct TuneSummary {
   // The final re-measure: records measured again, and those that failed then.
   int64_t remeasured = 0;
   int64_t remeasure_failed = 0;
+  // The best record's median just before the final re-measure and just
+  // after it (seconds; 0 when there was no re-measure or no best). They
+  // differ by the noise of the few repeats measured during the search and by
+  // how far the machine's speed drifted since (docs/ARCHITECTURE.md §10).
+  double best_before_remeasure_secs = 0;
+  double best_after_remeasure_secs = 0;
 };
 
 // Tunes task.workload on task.target. ctx must describe the same workload and

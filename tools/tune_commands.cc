@@ -304,6 +304,8 @@ int TuneOne(const TuneCliOptions& o) {
                           {"busy_measurements", s.busy_measurements},
                           {"wide_spread_measurements", s.wide_spread_measurements},
                           {"remeasured", s.remeasured},
+                          {"best_before_remeasure_seconds", s.best_before_remeasure_secs},
+                          {"best_after_remeasure_seconds", s.best_after_remeasure_secs},
                           {"stopped", s.stop_reason},
                           {"seconds", elapsed}};
     if (best) out["best"] = database::RecordToJson(*best);
@@ -324,6 +326,13 @@ int TuneOne(const TuneCliOptions& o) {
                     : " starting from " + prior_model + ", " + PriorOutcome(model.get()))
             << "), " << std::fixed << std::setprecision(2) << s.search_secs << " s"
             << std::defaultfloat << std::setprecision(6) << "\n";
+  if (s.remeasured > 0 && s.best_before_remeasure_secs > 0 && s.best_after_remeasure_secs > 0) {
+    // The search's times come from few repeats taken minutes apart; this
+    // says how far the best moved when measured again at the end.
+    std::cout << "  final re-measure: " << s.remeasured << " record(s) measured again, the best "
+              << LatencyText(s.best_before_remeasure_secs) << " before, "
+              << LatencyText(s.best_after_remeasure_secs) << " after\n";
+  }
   if (!best) {
     std::cout << "no verified record yet\n";
   } else {

@@ -266,12 +266,18 @@ TEST(FinalRemeasure, TheBestAreMeasuredAgainAndKeepEveryRepeat) {
   EXPECT_EQ(longer + single, 6);
   // The best is one of the re-measured ones, whatever the noise did.
   EXPECT_EQ(db.Best(*db.FindWorkload(Workload()), kTarget)->run_seconds.size(), 5u);
+  // The summary holds the best's median before the re-measure and after it.
+  EXPECT_GT(s.best_before_remeasure_secs, 0);
+  EXPECT_DOUBLE_EQ(s.best_after_remeasure_secs,
+                   db.Best(*db.FindWorkload(Workload()), kTarget)->median_seconds);
 
   // Turned off, nothing is measured again.
   database::Database db2 = database::Database::InMemory();
   o.final_remeasure_top = 0;
   TuneSummary off = Tune(ctx, runner, db2, task, o);
   EXPECT_EQ(off.remeasured, 0);
+  EXPECT_EQ(off.best_before_remeasure_secs, 0);
+  EXPECT_EQ(off.best_after_remeasure_secs, 0);
   db2.ForEachRecord([&](database::WorkloadId, const database::TuningRecord& r) {
     EXPECT_EQ(r.run_seconds.size(), 1u);
   });

@@ -100,11 +100,18 @@ TEST_F(TuneCli, TunesVerifiesAndTopsUpOnRerun) {
   EXPECT_EQ(j["records_total"], 8);
   ASSERT_TRUE(j.contains("best")) << r.out;
   EXPECT_TRUE(j["best"]["verified"].get<bool>());
+  // The final re-measure says where the best stood before it and after it.
+  EXPECT_GE(j["remeasured"].get<int>(), 3);
+  EXPECT_GT(j["best_before_remeasure_seconds"].get<double>(), 0);
+  EXPECT_DOUBLE_EQ(j["best_after_remeasure_seconds"].get<double>(),
+                   j["best"]["median_seconds"].get<double>());
 
   auto again = RunKiln("tune --workload " + workload_.path() + " --trials 12 --trials-per-iter 4 --db " +
                        db_ + kFast);
   ASSERT_EQ(again.code, 0) << again.out;
   EXPECT_NE(again.out.find("# schedule"), std::string::npos) << again.out;
+  EXPECT_NE(again.out.find("  final re-measure: "), std::string::npos) << again.out;
+  EXPECT_NE(again.out.find(" before, "), std::string::npos) << again.out;
   auto [n, dup] = Count();
   EXPECT_EQ(n, 12);
   EXPECT_FALSE(dup);
