@@ -2,8 +2,8 @@
 # Kiln against TVM MetaSchedule on this machine, in the same run: tunes each
 # workload with the same trial budget in both (Kiln: `kiln tune`, its default
 # strategy; TVM: bench/peers/tvm_metaschedule.py, evolutionary search + XGB),
-# then re-times both bests side by side (RETIME_ROUNDS rounds, alternating
-# which tool goes first: Kiln's with `kiln db verify --top 1`, TVM's with
+# then re-times both bests side by side (RETIME_ROUNDS rounds, each tool
+# first in half of them: Kiln's with `kiln db verify --top 1`, TVM's with
 # tvm_metaschedule.py --retime-only, each its own runner's protocol) and
 # prints per workload both bests (GFLOP/s, the median of the rounds) and
 # their share of the machine's fp32 FMA peak measured first
@@ -27,9 +27,10 @@
 #   SEED        search seed of both (default 1)
 #   KILN_ARGS   more flags for `kiln tune` (e.g. "--prior-model avx512": a cost
 #               model trained without GMM:3 and C2D:0, configs/models/README.md)
-#   RETIME_ROUNDS  rounds of re-timing both bests (default 3; 0: judge on each
+#   RETIME_ROUNDS  rounds of re-timing both bests (default 4; 0: judge on each
 #               tool's figure at the end of its tuning)
-# Both tools get every core (num-cores = nproc) and run one after the other,
+# Both tools get every core (num-cores = nproc, and TVM_NUM_THREADS for TVM's
+# runtime thread pool) and run one after the other,
 # never at once. Optional tooling: Kiln does not depend on TVM.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -41,8 +42,13 @@ tvm_python="${TVM_PYTHON:-$root/../tvm-venv/bin/python}"
 kiln="${KILN:-$root/build/tools/kiln}"
 work="${WORK_DIR:-$(mktemp -d -t kiln-vs-tvm.XXXXXX)}"
 seed="${SEED:-1}"
-rounds="${RETIME_ROUNDS:-3}"
-[[ "$rounds" =~ ^[0-9]+$ ]] || { echo "compare: RETIME_ROUNDS must be a number, got '$rounds'" >&2; exit 2; }
+rounds="${RETIME_ROUNDS:-4}"
+[[ "$rounds" =~ ^[0-9]{1,3}$ ]] || { echo "compare: RETIME_ROUNDS must be a number, got '$rounds'" >&2; exit 2; }
+rounds=$((10#$rounds))
+# TVM's runtime would otherwise size its thread pool to half the hardware
+# threads on x86-64 (one on a 2-CPU machine); tvm_metaschedule.py sets it
+# from --cores too and refuses to report when the pool differs.
+export TVM_NUM_THREADS="$cores"
 read -r -a kiln_args <<<"${KILN_ARGS:-}"
 cores="$(nproc)"
 if [[ ! -x "$tvm_python" ]]; then
@@ -80,9 +86,23 @@ for w in "${workloads[@]}"; do
       --seed "$seed" --cores "$cores" --work-dir "$work/tvm_$tag" --retime-only \
       >"$work/tvm_$tag.retime$1.json" 2>>"$work/tvm_$tag.log"
   }
-  for ((r = 1; r <= rounds; r++)); do
-    if ((r % 2 == 1)); then retime_kiln "$r" && retime_tvm "$r"; else retime_tvm "$r" && retime_kiln "$r"; fi
+  # Rounds in the order Kiln TVM, TVM Kiln, TVM Kiln, Kiln TVM, ... (ABBA:
+  # each tool goes first in half of every four rounds).
+  retimed=1
+  for ((r = 1; r <= rounds && retimed; r++)); do
+    if ((r % 4 < 2)); then order=(retime_kiln retime_tvm); else order=(retime_tvm retime_kiln); fi
+    for step in "${order[@]}"; do
+      if ! "$step" "$r"; then
+        echo "compare: $w: $step failed in round $r (see $work/${step#retime_}_$tag.log)" >&2
+        retimed=0
+        break
+      fi
+    done
   done
+  if ((!retimed)); then
+    status=1
+    continue
+  fi
   # One line per workload; the ratios and met / not met.
   if ! python3 - "$w" "$work/kiln_$tag.json" "$work/tvm_$tag.json" "$peak" "$rounds" "$work" "$tag" <<'PY'
 import json, statistics, sys

@@ -19,7 +19,8 @@ batch 1, 1024 x 1024 x 1024). The target is the host CPU as LLVM names it,
 with num-cores, as Kiln's native target is.
 
 Printed: {"workload", "trials", "records", "best_ms", "gflops",
-"tune_seconds", "mcpu", "cores"}. best_ms is the median of 10 repeats of
+"tune_seconds", "mcpu", "cores", "threads"} (threads: the size of TVM's
+runtime thread pool, set to --cores through TVM_NUM_THREADS). best_ms is the median of 10 repeats of
 at least 100 ms each of the best kernel, timed after tuning with TVM's
 time_evaluator on fresh random inputs; tune_seconds is the wall time of
 tune_tir alone.
@@ -92,6 +93,12 @@ def main():
     ap.add_argument("--per-iter", type=int, default=64,
                     help="num_trials_per_iter (TVM's default is 64)")
     a = ap.parse_args()
+    # TVM's CPU runtime sizes its thread pool from TVM_NUM_THREADS, else from
+    # half the hardware threads on x86-64 (it assumes hyper-threading), which
+    # on a 2-CPU machine is one thread while Kiln's kernels use both. Set
+    # before anything runs: the pool is made at the first parallel launch, and
+    # the runner's worker processes inherit the variable.
+    os.environ["TVM_NUM_THREADS"] = str(a.cores)
 
     name, _, index = a.workload.partition(":")
     if not index.isdigit():
@@ -136,10 +143,13 @@ def main():
     timer = lib.time_evaluator("main", dev, number=1, repeat=10, min_repeat_ms=100)
     best_s = float(np.median(timer(*args).results))
     records = len(database.get_all_tuning_records())
+    threads = int(tvm.get_global_func("runtime.NumThreads")())
+    if threads != a.cores:
+        sys.exit(f"tvm_metaschedule: TVM's runtime ran {threads} thread(s), not --cores {a.cores}")
     print(json.dumps({
         "workload": a.workload, "trials": a.trials, "records": records,
         "best_ms": best_s * 1e3, "gflops": flop_count(mod) / best_s / 1e9,
-        "tune_seconds": tune_seconds, "mcpu": mcpu, "cores": a.cores,
+        "tune_seconds": tune_seconds, "mcpu": mcpu, "cores": a.cores, "threads": threads,
     }))
 
 
