@@ -12,16 +12,17 @@
 //
 // First the stored figures: the best (status ok, verified, not stale: what
 // Database::Best returns) after the first --at trials and after --total (0:
-// all), as the run measured them. Those two medians were taken far apart in
-// time (a 1,024-trial run lasts about an hour) and this kind of shared
-// machine drifts: the best of a GMM:3 run stored at 6.07 ms re-timed at
-// 6.93 ms forty minutes later, while a kernel tuned and re-timed in the same
-// minutes agreed within 1% (docs/ARCHITECTURE.md §10). So then, unless
+// all), as the run measured them. Those two medians were taken minutes
+// apart (a 1,024-trial GMM:3 run lasts about 7 minutes here) and this kind
+// of shared machine drifts: in one GMM:3 run the best after 128 trials was
+// stored at 7.00 ms and the best after 1,024 at 6.07 ms, and re-timed side
+// by side they ran at 7.36 and 7.28 ms (docs/ARCHITECTURE.md §10). So then, unless
 // --retime-top 0, the K best stored records of each side are re-timed here
-// in the same sitting: --rounds rounds, each one runner batch of every
-// candidate (the order reversed every other round), with the runner's
-// protocol and correctness check (rpc/local_runner.h). A candidate's figure
-// is the median of its rounds; the early best is the fastest of the early
+// in the same sitting: --rounds rounds (default 4), each one runner batch of
+// every candidate (ABBA order: forward, reversed, reversed, forward), with
+// the runner's protocol and correctness check (rpc/local_runner.h). A
+// candidate's figure is the median of its rounds, and one whose outputs
+// fail the check in any round is left out; the early best is the fastest of the early
 // candidates, the final best the fastest of all (the early records are
 // trials of the whole run too). The goal line uses the re-timed ratio
 // (speed after --at over speed after all); with --retime-top 0 it uses the
@@ -43,6 +44,7 @@
 #include "ir/workloads/suite.h"
 #include "rpc/local_runner.h"
 #include "search/measure.h"
+#include "search/remeasure.h"
 
 namespace kiln::bench {
 namespace {
@@ -81,19 +83,18 @@ void PrintGoal(double ratio, int64_t at, int64_t trials, const char* how) {
               static_cast<long long>(std::min(at, trials)), static_cast<long long>(trials), how);
 }
 
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
 struct Retimed {
   Trial trial;
   std::vector<double> rounds;  // each round's median seconds (ok rounds only)
   std::string failure;         // the last failed round's message
+  bool wrong = false;          // its outputs failed the check in some round: never a best
 };
 
-// Re-times the candidates in `rounds` runner batches (the order reversed
-// every other round) and returns them with their rounds' medians.
+// Re-times the candidates in `rounds` runner batches, in the order ABBA
+// (forward, reversed, reversed, forward, ...) so that over every four rounds
+// each candidate runs as often early in a batch as late, and returns them
+// with their rounds' medians. search/remeasure.h replays the stored traces
+// and turns a trace that no longer replays into a failed result.
 std::vector<Retimed> Retime(const std::vector<Trial>& candidates, const ir::PrimFunc& func,
                             const ir::Target& target, int rounds, int repeat, int threads) {
   rpc::LocalRunnerOptions ro;
@@ -102,31 +103,28 @@ std::vector<Retimed> Retime(const std::vector<Trial>& candidates, const ir::Prim
   search::MeasureTask task{func, target, search::TimingConfig{}, 0};
   task.timing.repeat = repeat;
   std::vector<Retimed> out;
-  for (const Trial& t : candidates) out.push_back({t, {}, ""});
+  for (const Trial& t : candidates) out.push_back({t, {}, "", false});
   for (int round = 0; round < rounds; ++round) {
+    const bool reversed = round % 4 == 1 || round % 4 == 2;
     std::vector<size_t> order(out.size());
-    for (size_t i = 0; i < order.size(); ++i) order[i] = round % 2 == 0 ? i : order.size() - 1 - i;
-    std::vector<search::MeasureCandidate> batch;
-    for (size_t i : order) {
-      const std::string& json = out[i].trial.record.trace_json;
-      batch.push_back({ApplyTraceJson(func, json), json});
+    std::vector<database::TuningRecord> records;
+    for (size_t i = 0; i < order.size(); ++i) {
+      order[i] = reversed ? order.size() - 1 - i : i;
+      records.push_back(out[order[i]].trial.record);
     }
-    const std::vector<search::MeasureResult> results = runner.Measure(task, batch);
-    if (results.size() != order.size()) {
-      for (Retimed& r : out) {
-        r.failure = "the runner returned " + std::to_string(results.size()) +
-                    " results for a batch of " + std::to_string(order.size());
-      }
-      continue;
-    }
+    const std::vector<search::MeasureResult> results = search::RemeasureRecords(runner, task, records);
     for (size_t b = 0; b < order.size(); ++b) {
       Retimed& r = out[order[b]];
-      if (results[b].status == search::MeasureStatus::kOk && results[b].verified) {
-        r.rounds.push_back(results[b].MedianSecs());
-      } else {
-        r.failure = results[b].message.empty() ? search::MeasureStatusName(results[b].status)
-                                               : results[b].message;
+      const search::MeasureResult& m = results[b];
+      if (m.status == search::MeasureStatus::kOk && m.verified) {
+        r.rounds.push_back(m.MedianSecs());
+        continue;
       }
+      if (m.status == search::MeasureStatus::kWrongResult ||
+          (m.status == search::MeasureStatus::kOk && !m.verified)) {
+        r.wrong = true;
+      }
+      r.failure = m.message.empty() ? search::MeasureStatusName(m.status) : m.message;
     }
   }
   return out;
@@ -136,7 +134,7 @@ int Run(int argc, char** argv) {
   CLI::App app{"Trial efficiency: the best after the first N trials of a tuning run vs the best after all"};
   std::string db_path, spec = "GMM:3", target = codegen::HostTarget().ToString();
   int64_t at = 128, total = 0;
-  int retime_top = 3, rounds = 3, repeat = 5, threads = 0;
+  int retime_top = 3, rounds = 4, repeat = 5, threads = 0;
   app.add_option("--db", db_path, "Tuning database (kiln tune --db FILE)")->required();
   app.add_option("--workload", spec, "Suite workload NAME:INDEX (default GMM:3)");
   app.add_option("--target", target, "Target string of the records (default: this host's)");
@@ -147,7 +145,7 @@ int Run(int argc, char** argv) {
                  "Re-time the K best stored records of each side in this sitting (default 3; 0: "
                  "stored figures only)")
       ->check(CLI::Range(0, 100));
-  app.add_option("--rounds", rounds, "Re-timing rounds, alternating the order (default 3)")
+  app.add_option("--rounds", rounds, "Re-timing rounds, in ABBA order (default 4)")
       ->check(CLI::Range(1, 100));
   app.add_option("--repeat", repeat, "Runner repeats per candidate and round (default 5)")
       ->check(CLI::Range(1, 1000));
@@ -260,27 +258,33 @@ int Run(int argc, char** argv) {
   const Retimed* best_all = nullptr;
   for (const Retimed& r : retimed) {
     const bool is_early = r.trial.trial <= at;
+    if (r.wrong) {
+      std::printf("  trial %5lld (%s): outputs wrong in a round, left out: %s\n",
+                  static_cast<long long>(r.trial.trial), is_early ? "early" : "late",
+                  r.failure.c_str());
+      continue;
+    }
     if (r.rounds.empty()) {
       std::printf("  trial %5lld (%s): every round failed: %s\n",
                   static_cast<long long>(r.trial.trial), is_early ? "early" : "late",
                   r.failure.c_str());
       continue;
     }
-    const double m = Median(r.rounds);
+    const double m = database::Median(r.rounds);
     std::printf("  trial %5lld (%s): stored %.4f ms, re-timed %.4f ms (%.1f GFLOP/s; rounds",
                 static_cast<long long>(r.trial.trial), is_early ? "early" : "late",
                 r.trial.record.median_seconds * 1e3, m * 1e3, info.flops / m / 1e9);
     for (double x : r.rounds) std::printf(" %.4f", x * 1e3);
     std::printf(")%s\n", r.failure.empty() ? "" : (" some rounds failed: " + r.failure).c_str());
-    if (is_early && (!best_early || m < Median(best_early->rounds))) best_early = &r;
-    if (!best_all || m < Median(best_all->rounds)) best_all = &r;
+    if (is_early && (!best_early || m < database::Median(best_early->rounds))) best_early = &r;
+    if (!best_all || m < database::Median(best_all->rounds)) best_all = &r;
   }
   if (!best_early || !best_all) {
     std::printf("goal >= %.2f: n/a (re-timing failed for every %scandidate)\n", kGoal,
                 best_all ? "early " : "");
     return 0;
   }
-  const double e = Median(best_early->rounds), f = Median(best_all->rounds);
+  const double e = database::Median(best_early->rounds), f = database::Median(best_all->rounds);
   std::printf("re-timed: best after %lld trials: %s\n", static_cast<long long>(shown_at),
               Describe(e, best_early->trial.trial, info.flops).c_str());
   std::printf("re-timed: best after %lld trials: %s\n", static_cast<long long>(trials),

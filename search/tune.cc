@@ -251,9 +251,9 @@ TuneSummary Tune(const TuneContext& ctx, Runner& runner, database::Database& db,
                                        opts.final_remeasure_repeat, &failed);
     summary.remeasure_failed = failed;
     const std::optional<database::TuningRecord> after = db.Best(wid, target);
-    if (before && after) {
-      summary.best_before_remeasure_secs = before->median_seconds;
-      summary.best_after_remeasure_secs = after->median_seconds;
+    if (summary.remeasured > 0) {
+      summary.best_before_remeasure_secs = before ? before->median_seconds : 0;
+      summary.best_after_remeasure_secs = after ? after->median_seconds : 0;
     }
     spdlog::info(
         "tune: re-measured the best {} record(s) with {} repeats ({} failed); best {:.4g} ms "

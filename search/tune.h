@@ -101,9 +101,10 @@ struct TuneSummary {
   int64_t remeasured = 0;
   int64_t remeasure_failed = 0;
   // The best record's median just before the final re-measure and just
-  // after it (seconds; 0 when there was no re-measure or no best). They
-  // differ by the noise of the few repeats measured during the search and by
-  // how far the machine's speed drifted since (docs/ARCHITECTURE.md §10).
+  // after it (seconds; both 0 when nothing was re-measured; after 0 alone
+  // when no usable record was left). They differ by the noise of the few
+  // repeats measured during the search and by how far the machine's speed
+  // drifted since (docs/ARCHITECTURE.md §10).
   double best_before_remeasure_secs = 0;
   double best_after_remeasure_secs = 0;
 };

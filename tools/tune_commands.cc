@@ -326,12 +326,14 @@ int TuneOne(const TuneCliOptions& o) {
                     : " starting from " + prior_model + ", " + PriorOutcome(model.get()))
             << "), " << std::fixed << std::setprecision(2) << s.search_secs << " s"
             << std::defaultfloat << std::setprecision(6) << "\n";
-  if (s.remeasured > 0 && s.best_before_remeasure_secs > 0 && s.best_after_remeasure_secs > 0) {
+  if (s.remeasured > 0 && s.best_before_remeasure_secs > 0) {
     // The search's times come from few repeats taken minutes apart; this
     // says how far the best moved when measured again at the end.
     std::cout << "  final re-measure: " << s.remeasured << " record(s) measured again, the best "
               << LatencyText(s.best_before_remeasure_secs) << " before, "
-              << LatencyText(s.best_after_remeasure_secs) << " after\n";
+              << (s.best_after_remeasure_secs > 0 ? LatencyText(s.best_after_remeasure_secs) + " after"
+                                                  : std::string("no usable record after"))
+              << "\n";
   }
   if (!best) {
     std::cout << "no verified record yet\n";

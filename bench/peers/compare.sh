@@ -45,12 +45,12 @@ seed="${SEED:-1}"
 rounds="${RETIME_ROUNDS:-4}"
 [[ "$rounds" =~ ^[0-9]{1,3}$ ]] || { echo "compare: RETIME_ROUNDS must be a number, got '$rounds'" >&2; exit 2; }
 rounds=$((10#$rounds))
+read -r -a kiln_args <<<"${KILN_ARGS:-}"
+cores="$(nproc)"
 # TVM's runtime would otherwise size its thread pool to half the hardware
 # threads on x86-64 (one on a 2-CPU machine); tvm_metaschedule.py sets it
 # from --cores too and refuses to report when the pool differs.
 export TVM_NUM_THREADS="$cores"
-read -r -a kiln_args <<<"${KILN_ARGS:-}"
-cores="$(nproc)"
 if [[ ! -x "$tvm_python" ]]; then
   echo "compare: no TVM python at $tvm_python (set TVM_PYTHON; see tests/data/tvm/README.md)" >&2
   exit 2
