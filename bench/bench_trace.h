@@ -11,8 +11,6 @@
 
 #include "database/database.h"
 #include "ir/prim_func.h"
-#include "ir/schedule/schedule.h"
-#include "ir/schedule/trace.h"
 
 namespace kiln::bench {
 
@@ -22,14 +20,6 @@ inline std::string ReadFile(const std::string& path) {
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
-}
-
-// The workload scheduled by a stored trace, postprocessor instructions kept
-// (the program that record's measurement timed).
-inline ir::PrimFunc ApplyTraceJson(const ir::PrimFunc& func, const std::string& trace_json) {
-  ir::Schedule sch(func);
-  ir::Trace::FromJSONString(trace_json).ApplyToSchedule(&sch, /*remove_postproc=*/false);
-  return sch.func();
 }
 
 struct BenchTrace {

@@ -43,7 +43,6 @@
 #include <vector>
 
 #include "bench/bench_prior.h"
-#include "bench/bench_trace.h"
 #include "codegen/llvm_backend.h"
 #include "cost_model/random_model.h"
 #include "cost_model/xgb_model.h"
@@ -53,6 +52,7 @@
 #include "ir/workloads/suite.h"
 #include "rpc/local_runner.h"
 #include "search/measured_samples.h"
+#include "search/remeasure.h"
 #include "search/tune.h"
 #include "search/tune_context.h"
 
@@ -154,9 +154,8 @@ void RunSeed(const std::vector<std::string>& workloads, const std::string& cost_
     // Both bests again, side by side, with more repeats.
     search::MeasureTask task{f, target, search::TimingConfig{}, seed};
     task.timing.repeat = repeat;
-    std::vector<search::MeasureResult> r = runner.Measure(
-        task, {{kiln::bench::ApplyTraceJson(f, rep.best->trace_json), rep.best->trace_json},
-               {kiln::bench::ApplyTraceJson(f, evo.best->trace_json), evo.best->trace_json}});
+    std::vector<search::MeasureResult> r =
+        search::RemeasureRecords(runner, task, {*rep.best, *evo.best});
     if (r.size() != 2 || r[0].status != search::MeasureStatus::kOk ||
         r[1].status != search::MeasureStatus::kOk) {
       std::printf("%-6s re-timing failed: %s / %s\n", w.c_str(),

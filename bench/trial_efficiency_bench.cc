@@ -38,7 +38,6 @@
 #include <vector>
 
 #include "bench/bench_main.h"
-#include "bench/bench_trace.h"
 #include "codegen/llvm_backend.h"
 #include "database/database.h"
 #include "ir/workloads/suite.h"
