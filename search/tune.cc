@@ -110,7 +110,9 @@ TuneSummary Tune(const TuneContext& ctx, Runner& runner, database::Database& db,
   if (seed_model && !stored.empty()) {
     spdlog::info("tune: the {} model learns from {} stored record(s) before the first batch",
                  opts.cost_model->Name(), stored.size());
+    const auto learn_start = std::chrono::steady_clock::now();
     opts.cost_model->Update(stored);
+    summary.learn_secs += since(learn_start);
   }
 
   TuneContext search_ctx = ctx;
@@ -193,7 +195,9 @@ TuneSummary Tune(const TuneContext& ctx, Runner& runner, database::Database& db,
     std::vector<MeasureCandidate> to_measure;
     to_measure.reserve(batch.size());
     for (const Candidate& c : batch) to_measure.push_back({c.scheduled, c.trace_json});
+    t0 = std::chrono::steady_clock::now();
     std::vector<MeasureResult> results = runner.Measure(task, to_measure);
+    summary.measure_secs += since(t0);
     if (results.size() != batch.size()) {
       throw std::runtime_error("tune: the runner returned " + std::to_string(results.size()) +
                                " results for a batch of " + std::to_string(batch.size()));
@@ -214,8 +218,10 @@ TuneSummary Tune(const TuneContext& ctx, Runner& runner, database::Database& db,
       }
       ++summary.measured_this_run;
     }
+    t0 = std::chrono::steady_clock::now();
     for (const MeasureCallbackPtr& cb : callbacks) cb->Apply(state, batch, results);
     strategy->NotifyRunnerResults(batch, results);
+    summary.learn_secs += since(t0);
     done = db.CountRecords(wid, target);
     spdlog::info("tune: batch {}: {} measured ({} ok), {}/{} trials; sampling failures so far: {}",
                  batch_index++, batch.size(), ok, done, opts.trials,
@@ -246,10 +252,12 @@ TuneSummary Tune(const TuneContext& ctx, Runner& runner, database::Database& db,
   if (opts.final_remeasure_top > 0 && summary.measured_this_run > 0 && !stop_requested() &&
       !summary.infrastructure_failed) {
     int failed = 0;
+    t0 = std::chrono::steady_clock::now();
     const std::optional<database::TuningRecord> before = db.Best(wid, target);
     summary.remeasured = RemeasureBest(runner, db, wid, task, opts.final_remeasure_top,
                                        opts.final_remeasure_repeat, &failed);
     summary.remeasure_failed = failed;
+    summary.remeasure_secs = since(t0);
     const std::optional<database::TuningRecord> after = db.Best(wid, target);
     if (summary.remeasured > 0) {
       summary.best_before_remeasure_secs = before ? before->median_seconds : 0;

@@ -159,6 +159,18 @@ std::string PriorOutcome(const cost_model::CostModel* model) {
   return xgb->uses_prior() ? "kept" : "set aside";
 }
 
+// Where a run's wall time went: "  time: search 5.1 s, learning 2.3 s,
+// building 40.2 s, running 80.4 s (the final re-measure: 3.0 s of those)".
+// Building and running are the runner's own clocks (rpc/local_runner.h).
+std::string TimeBreakdownText(const search::TuneSummary& s, const rpc::LocalRunnerStats& r) {
+  std::ostringstream out;
+  out << std::fixed << std::setprecision(1) << "  time: search " << s.search_secs << " s, learning "
+      << s.learn_secs << " s, building " << r.build_wall_secs << " s, running " << r.run_wall_secs
+      << " s";
+  if (s.remeasure_secs > 0) out << " (the final re-measure: " << s.remeasure_secs << " s of those)";
+  return out.str();
+}
+
 std::atomic<bool> g_stop{false};
 // The first Ctrl-C asks the loop to stop once the batch in flight is
 // committed; a second one gives up on that batch (everything committed before
@@ -301,6 +313,10 @@ int TuneOne(const TuneCliOptions& o) {
                           {"prior_model", prior_model},
                           {"prior_model_outcome", PriorOutcome(model.get())},
                           {"search_seconds", s.search_secs},
+                          {"learn_seconds", s.learn_secs},
+                          {"build_seconds", runner.stats().build_wall_secs},
+                          {"run_seconds", runner.stats().run_wall_secs},
+                          {"remeasure_seconds", s.remeasure_secs},
                           {"busy_measurements", s.busy_measurements},
                           {"wide_spread_measurements", s.wide_spread_measurements},
                           {"remeasured", s.remeasured},
@@ -325,7 +341,8 @@ int TuneOne(const TuneCliOptions& o) {
                     ? ""
                     : " starting from " + prior_model + ", " + PriorOutcome(model.get()))
             << "), " << std::fixed << std::setprecision(2) << s.search_secs << " s"
-            << std::defaultfloat << std::setprecision(6) << "\n";
+            << std::defaultfloat << std::setprecision(6) << "\n"
+            << TimeBreakdownText(s, runner.stats()) << "\n";
   if (s.remeasured > 0 && s.best_before_remeasure_secs > 0) {
     // The search's times come from few repeats taken minutes apart; this
     // says how far the best moved when measured again at the end.

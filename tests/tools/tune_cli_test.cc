@@ -105,6 +105,14 @@ TEST_F(TuneCli, TunesVerifiesAndTopsUpOnRerun) {
   EXPECT_GT(j["best_before_remeasure_seconds"].get<double>(), 0);
   EXPECT_DOUBLE_EQ(j["best_after_remeasure_seconds"].get<double>(),
                    j["best"]["median_seconds"].get<double>());
+  // Where the time went: every candidate was built and run, and the final
+  // re-measure's share is part of the run's whole.
+  EXPECT_GT(j["build_seconds"].get<double>(), 0);
+  EXPECT_GT(j["run_seconds"].get<double>(), 0);
+  EXPECT_GT(j["remeasure_seconds"].get<double>(), 0);
+  EXPECT_LT(j["build_seconds"].get<double>() + j["run_seconds"].get<double>(),
+            j["seconds"].get<double>());
+  EXPECT_GE(j["learn_seconds"].get<double>(), 0);
 
   auto again = RunKiln("tune --workload " + workload_.path() + " --trials 12 --trials-per-iter 4 --db " +
                        db_ + kFast);
@@ -112,6 +120,8 @@ TEST_F(TuneCli, TunesVerifiesAndTopsUpOnRerun) {
   EXPECT_NE(again.out.find("# schedule"), std::string::npos) << again.out;
   EXPECT_NE(again.out.find("  final re-measure: "), std::string::npos) << again.out;
   EXPECT_NE(again.out.find(" before, "), std::string::npos) << again.out;
+  EXPECT_NE(again.out.find("  time: search "), std::string::npos) << again.out;
+  EXPECT_NE(again.out.find("(the final re-measure: "), std::string::npos) << again.out;
   auto [n, dup] = Count();
   EXPECT_EQ(n, 12);
   EXPECT_FALSE(dup);
@@ -202,6 +212,8 @@ TEST_F(TuneCli, EvolutionaryStrategyTunesAndTopsUp) {
   EXPECT_EQ(j["cost_model"], "random");
   EXPECT_EQ(j["measured_this_run"], 8);
   EXPECT_GT(j["search_seconds"].get<double>(), 0);
+  // The random model trains nothing, but its updates are timed all the same.
+  EXPECT_GE(j["learn_seconds"].get<double>(), 0);
   auto again = RunKiln("tune --workload " + workload_.path() + " --trials 12 --trials-per-iter 4 " +
                            "--db " + db_ + " --strategy evolutionary --json" + kFast,
                        /*with_stderr=*/false);
