@@ -237,11 +237,13 @@ std::vector<MeasureResult> LocalRunner::Measure(const search::MeasureTask& task,
   // A bad timing config is the caller's error: no candidate can be measured.
   const search::TimingConfig& t = task.timing;
   if (t.number < 1 || t.repeat < 1 || !std::isfinite(t.min_repeat_ms) || t.min_repeat_ms < 0 ||
-      !std::isfinite(t.timeout_s) || t.timeout_s <= 0) {
+      !std::isfinite(t.timeout_s) || t.timeout_s <= 0 || !std::isfinite(t.slow_call_secs) ||
+      t.slow_call_secs < 0) {
     const std::string msg = fmt::format(
-        "bad timing config: number {}, repeat {}, min_repeat_ms {}, timeout_s {} (number and "
-        "repeat must be >= 1, min_repeat_ms finite and >= 0, timeout_s finite and > 0)",
-        t.number, t.repeat, t.min_repeat_ms, t.timeout_s);
+        "bad timing config: number {}, repeat {}, min_repeat_ms {}, timeout_s {}, slow_call_secs "
+        "{} (number and repeat must be >= 1, min_repeat_ms and slow_call_secs finite and >= 0, "
+        "timeout_s finite and > 0)",
+        t.number, t.repeat, t.min_repeat_ms, t.timeout_s, t.slow_call_secs);
     for (MeasureResult& r : results) r = Failure(MeasureStatus::kInfraError, msg);
     return results;
   }
@@ -389,6 +391,7 @@ std::vector<MeasureResult> LocalRunner::Measure(const search::MeasureTask& task,
         c.index = static_cast<uint32_t>(i);
         c.code = std::move(*objects[i]);
         c.fault = fault;
+        c.slow_call_secs = task.timing.slow_call_secs;
         payload = Encode(c);
       }
       const pid_t child_pid = s.child->pid();

@@ -257,6 +257,7 @@ std::string Encode(const CandidateMessage& m) {
   p.set_index(m.index);
   WriteObject(m.code, p.mutable_code());
   p.set_fault(static_cast<uint32_t>(m.fault));
+  p.set_slow_call_secs(m.slow_call_secs);
   p.set_end(kEndMarker);
   return Serialize(p);
 }
@@ -269,6 +270,10 @@ CandidateMessage DecodeCandidate(std::string_view payload) {
   m.code = ReadObject(p.code(), kWhat);
   if (p.fault() > kMaxTestFault) Fail(kWhat, "unknown fault " + std::to_string(p.fault()));
   m.fault = static_cast<TestFault>(p.fault());
+  m.slow_call_secs = p.slow_call_secs();
+  if (!std::isfinite(m.slow_call_secs) || m.slow_call_secs < 0) {
+    Fail(kWhat, "slow_call_secs " + std::to_string(m.slow_call_secs));
+  }
   return m;
 }
 

@@ -99,6 +99,7 @@ struct CandidateMessage {
   uint32_t index = 0;
   codegen::ObjectCode code;
   TestFault fault = TestFault::kNone;
+  double slow_call_secs = 0;  // search::TimingConfig::slow_call_secs
 };
 
 // A CUDA program as the child launches it (rpc/runner_main/cuda_run.h): the

@@ -14,7 +14,7 @@ namespace kiln::rpc {
 
 std::vector<double> TimeBatches(const std::function<double(int64_t)>& run,
                                 const search::TimingConfig& config,
-                                const std::function<void()>& flush) {
+                                const std::function<void()>& flush, const TimingStart& start) {
   if (config.number < 1 || config.repeat < 1 || !std::isfinite(config.min_repeat_ms) ||
       config.min_repeat_ms < 0) {
     throw std::invalid_argument("bad timing config: number " + std::to_string(config.number) +
@@ -22,16 +22,24 @@ std::vector<double> TimeBatches(const std::function<double(int64_t)>& run,
                                 std::to_string(config.min_repeat_ms) +
                                 " (number and repeat must be >= 1, min_repeat_ms finite and >= 0)");
   }
+  if (!std::isfinite(start.warm_secs) || !std::isfinite(start.long_call_secs) ||
+      start.long_call_secs <= 0) {
+    throw std::invalid_argument("bad timing start: warm_secs " + std::to_string(start.warm_secs) +
+                                ", long_call_secs " + std::to_string(start.long_call_secs) +
+                                " (both finite, long_call_secs > 0)");
+  }
   const double min_repeat_s = config.min_repeat_ms / 1000.0;
   // Warm-up: page faults, lazy thread-pool start, instruction cache.
-  const double warm_s = run(1);
-  if (warm_s >= kLongCallSecs && warm_s >= min_repeat_s) {
+  const double warm_s = start.warm_secs >= 0 ? start.warm_secs : run(1);
+  if (warm_s >= start.long_call_secs && warm_s >= min_repeat_s) {
     // A long call: what a warm-up hides (microseconds to milliseconds) is
     // noise at this length, and a repeat of one call already lasts
     // min_repeat_ms. So the warm-up counts as the first repeat and each
     // repeat is one call. A candidate taking seconds per call then costs
     // `repeat` calls instead of 1 + number * repeat, and one that is a little
-    // faster than the timeout still finishes instead of being killed.
+    // faster than the timeout still finishes instead of being killed. The
+    // runner shortens the length for a candidate far slower than the
+    // workload's best (search::TimingConfig::slow_call_secs).
     std::vector<double> secs{warm_s};
     for (int r = 1; r < config.repeat; ++r) {
       if (config.flush_cache && flush) flush();
@@ -63,15 +71,15 @@ std::vector<double> TimeBatches(const std::function<double(int64_t)>& run,
 }
 
 std::vector<double> TimeCalls(const std::function<void()>& call, const search::TimingConfig& config,
-                              const std::function<void()>& flush) {
+                              const std::function<void()>& flush, const TimingStart& start) {
   using Clock = std::chrono::steady_clock;
   return TimeBatches(
       [&](int64_t n) {
-        auto start = Clock::now();
+        auto t0 = Clock::now();
         for (int64_t i = 0; i < n; ++i) call();
-        return std::chrono::duration<double>(Clock::now() - start).count();
+        return std::chrono::duration<double>(Clock::now() - t0).count();
       },
-      config, flush);
+      config, flush, start);
 }
 
 void FlushCpuCache() {

@@ -35,6 +35,15 @@ struct TimingConfig {
   // warm-up and `number` calls 10 s (TVM's RPC session default) timed most of
   // them out.
   double timeout_s = 30;
+  // A CPU candidate whose checked first call lasts at least this long
+  // (seconds; 0: off) is timed by that call alone, as one repeat. The tuning
+  // loop sets it to a multiple of the workload's best so far
+  // (TuneOptions::slow_call_factor): a candidate that slow cannot become
+  // the best, and timing it in full (at least `number` more calls) would
+  // tell the cost model nothing one call does not. Not part of a farm job's
+  // timing (proto/kiln/v1/measure.proto): its workers time every candidate
+  // in full.
+  double slow_call_secs = 0;
 };
 
 enum class MeasureStatus { kOk, kBuildError, kRunCrash, kTimeout, kWrongResult, kInfraError };

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <ctime>
 #include <optional>
 #include <stdexcept>
@@ -47,6 +48,11 @@ void Validate(const TuneContext& ctx, const MeasureTask& task, const TuneOptions
   if (opts.trials_per_iter_start < 0) {
     throw std::invalid_argument("tune: trials_per_iter_start must be >= 0 (got " +
                                 std::to_string(opts.trials_per_iter_start) + ")");
+  }
+  if (!std::isfinite(opts.slow_call_factor) ||
+      (opts.slow_call_factor != 0 && opts.slow_call_factor < 2)) {
+    throw std::invalid_argument("tune: slow_call_factor must be 0 (off) or at least 2 (got " +
+                                std::to_string(opts.slow_call_factor) + ")");
   }
   if (opts.fingerprint.empty()) {
     throw std::invalid_argument(
@@ -195,8 +201,14 @@ TuneSummary Tune(const TuneContext& ctx, Runner& runner, database::Database& db,
     std::vector<MeasureCandidate> to_measure;
     to_measure.reserve(batch.size());
     for (const Candidate& c : batch) to_measure.push_back({c.scheduled, c.trace_json});
+    MeasureTask batch_task = task;
+    if (opts.slow_call_factor > 0) {
+      if (std::optional<database::TuningRecord> best = db.Best(wid, target)) {
+        batch_task.timing.slow_call_secs = opts.slow_call_factor * best->median_seconds;
+      }
+    }
     t0 = std::chrono::steady_clock::now();
-    std::vector<MeasureResult> results = runner.Measure(task, to_measure);
+    std::vector<MeasureResult> results = runner.Measure(batch_task, to_measure);
     summary.measure_secs += since(t0);
     if (results.size() != batch.size()) {
       throw std::runtime_error("tune: the runner returned " + std::to_string(results.size()) +

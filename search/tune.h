@@ -73,6 +73,13 @@ struct TuneOptions {
   // 0 turns it off (`kiln tune --no-final-remeasure`).
   int final_remeasure_top = 3;
   int final_remeasure_repeat = 5;
+  // A candidate whose first call lasts this many times the workload's best
+  // so far is timed by that call alone (TimingConfig::slow_call_secs; 0:
+  // every candidate is timed in full, `kiln tune --full-timing`). On GMM:3
+  // about a tenth of a run's candidates are that slow, and timing them took
+  // a good part of its wall time (docs/ARCHITECTURE.md §10). The final
+  // re-measure always times in full.
+  double slow_call_factor = 8;
 };
 
 // The size of the next batch for a workload holding `done` records.

@@ -44,6 +44,7 @@ struct TuneCliOptions {
   bool as_json = false;
   bool verbose = false;
   bool no_final_remeasure = false;  // TuneOptions::final_remeasure_top = 0
+  bool full_timing = false;         // TuneOptions::slow_call_factor = 0
   bool build_only = false;  // sample and build one batch, measure nothing (tools/build_only.h)
   // Flags given on the command line; with --job they override the file.
   std::set<std::string> given;

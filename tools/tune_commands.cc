@@ -269,6 +269,7 @@ int TuneOne(const TuneCliOptions& o) {
   opts.stop = &g_stop;
   opts.strategy = search::ParseStrategyKind(o.strategy);
   if (o.no_final_remeasure) opts.final_remeasure_top = 0;
+  if (o.full_timing) opts.slow_call_factor = 0;
   bool model_seeded = false;
   std::string prior_model;
   std::unique_ptr<cost_model::CostModel> model =
@@ -440,6 +441,9 @@ void RegisterTuneCommands(CLI::App& app, int* exit_code) {
                 "measuring or storing (for cuda: CUDA C, NVRTC, PTX assembled for the arch)");
   cmd->add_flag("--no-final-remeasure", o->no_final_remeasure,
                 "Do not re-measure the best 3 records with more repeats before reporting the best");
+  cmd->add_flag("--full-timing", o->full_timing,
+                "Time every candidate in full; by default one whose first call lasts 8 times the "
+                "best so far is timed by that call alone");
   cmd->add_option("--target-preset", o->target_preset,
                   "A target preset: a name in configs/targets/ (znver4-2core) or a file");
   cmd->add_option("--search-preset", o->search_preset,

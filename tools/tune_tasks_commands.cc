@@ -142,6 +142,7 @@ int TuneMany(const TuneCliOptions& cli) {
   opts.base.seed = o.seed;
   opts.base.fingerprint = MachineFingerprint(target);
   if (o.no_final_remeasure) opts.base.final_remeasure_top = 0;
+  if (o.full_timing) opts.base.slow_call_factor = 0;
   opts.base.stop = &g_stop;
   opts.base.strategy = search::ParseStrategyKind(o.strategy);
   bool model_seeded = false;

@@ -5,6 +5,8 @@
 // exhaust memory) the parent observes from outside and reports.
 #include <sys/resource.h>
 
+#include <algorithm>
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -97,7 +99,10 @@ void RunCandidate(const Workload& w, const Message& m) {
   if (!FaultRunsKernel(c.fault)) ExecuteFault(c.fault);
   std::vector<ir::NDArray> args = w.inputs;
   std::vector<void*> ptrs = Pointers(args);
+  const auto first_start = std::chrono::steady_clock::now();
   int32_t rc = kernel->Call(ptrs.data());
+  const double first_secs =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - first_start).count();
   if (rc != 0) {
     Reply(search::MeasureStatus::kRunCrash, KernelFailure(rc, "on its first call"));
     return;
@@ -118,6 +123,12 @@ void RunCandidate(const Workload& w, const Message& m) {
       return;
     }
   }
+  // The checked call was the warm-up (page faults, the kernel pool's start,
+  // the instruction cache), so timing starts with the repeats; and a
+  // candidate far slower than the workload's best is timed by that call.
+  TimingStart start;
+  start.warm_secs = first_secs;
+  if (c.slow_call_secs > 0) start.long_call_secs = std::min(kLongCallSecs, c.slow_call_secs);
   std::vector<double> secs;
   try {
     secs = TimeCalls(
@@ -125,7 +136,7 @@ void RunCandidate(const Workload& w, const Message& m) {
           int32_t r = kernel->Call(ptrs.data());
           if (r != 0) throw std::runtime_error(KernelFailure(r, "while timed"));
         },
-        w.spec.timing, FlushCpuCache);
+        w.spec.timing, FlushCpuCache, start);
   } catch (const std::runtime_error& e) {
     Reply(search::MeasureStatus::kRunCrash, e.what());
     return;

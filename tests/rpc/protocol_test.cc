@@ -161,8 +161,10 @@ TEST(ProtocolTest, CandidateRoundTripEveryFault) {
     m.index = 41 + f;
     m.code = SomeObject("cand_" + std::to_string(f));
     m.fault = static_cast<TestFault>(f);
+    m.slow_call_secs = 0.25 * f;
     CandidateMessage d = DecodeCandidate(Encode(m));
     EXPECT_EQ(d.index, m.index);
+    EXPECT_EQ(d.slow_call_secs, m.slow_call_secs);
     EXPECT_EQ(d.code.symbol, m.code.symbol);
     EXPECT_EQ(d.code.object, m.code.object);
     EXPECT_EQ(d.code.target, m.code.target);
@@ -417,6 +419,11 @@ TEST(ProtocolTest, RejectsBadEnumValues) {
   c.code = SomeObject("k");
   const std::string w = Edited<v1::RunnerCandidate>(Encode(c), [](auto& p) { p.set_fault(kMaxTestFault + 1); });
   ExpectProtocolError([&] { DecodeCandidate(w); }, "unknown fault " + std::to_string(kMaxTestFault + 1));
+  for (double bad : {-1.0, std::nan(""), HUGE_VAL}) {
+    const std::string s =
+        Edited<v1::RunnerCandidate>(Encode(c), [&](auto& p) { p.set_slow_call_secs(bad); });
+    ExpectProtocolError([&] { DecodeCandidate(s); }, "slow_call_secs");
+  }
 
   const std::string timeout = Encode(ResultMessage{search::MeasureStatus::kTimeout, "", {}, false});
   std::string r = Edited<v1::RunnerResult>(timeout, [](auto& p) { p.set_status(static_cast<v1::MeasureStatus>(7)); });

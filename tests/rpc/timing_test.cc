@@ -136,6 +136,34 @@ TEST(TimingTest, ALongCallIsTimedOncePerRepeat) {
   for (double s : secs) EXPECT_GE(s, kLongCallSecs);
 }
 
+// A call the caller just made is the warm-up: none is made here, and a
+// long one is the first repeat, at the caller's length for "long".
+TEST(TimingTest, TheCallersFirstCallIsTheWarmUp) {
+  int64_t calls = 0;
+  auto call = [&] { ++calls; };
+  std::vector<double> secs = TimeCalls(call, Config(4, 3, 0, false), {}, {0.001, kLongCallSecs});
+  EXPECT_EQ(calls, 4 * 3);
+  EXPECT_EQ(secs.size(), 3u);
+
+  calls = 0;
+  secs = TimeCalls(call, Config(4, 2, 10, false), {}, {0.05, 0.04});
+  EXPECT_EQ(calls, 1);  // the second repeat; the first is the caller's call
+  ASSERT_EQ(secs.size(), 2u);
+  EXPECT_EQ(secs[0], 0.05);
+
+  // Shorter than min_repeat_ms is not long, whatever the caller's length.
+  calls = 0;
+  secs = TimeCalls(call, Config(4, 1, 0.1, false), {}, {0.00005, 0.00001});
+  EXPECT_GE(calls, 4);
+  ASSERT_EQ(secs.size(), 1u);
+  EXPECT_NE(secs[0], 0.00005);
+
+  for (TimingStart bad : {TimingStart{std::nan(""), 1.0}, TimingStart{0.1, 0.0},
+                          TimingStart{0.1, -1.0}, TimingStart{0.1, HUGE_VAL}}) {
+    EXPECT_THROW(TimeCalls(call, Config(1, 1, 0, false), {}, bad), std::invalid_argument);
+  }
+}
+
 TEST(TimingTest, WithTheRealCacheFlush) {
   int64_t calls = 0;
   std::vector<double> secs = TimeCalls([&] { ++calls; }, Config(3, 2, 0, true), FlushCpuCache);

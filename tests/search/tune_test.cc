@@ -5,11 +5,13 @@
 #include "search/tune.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <filesystem>
 #include <set>
-#include <unistd.h>
 
 #include "database/database.h"
 #include "ir/schedule/schedule.h"
@@ -127,6 +129,51 @@ TEST(Tune, DoesNothingWhenTheDatabaseHoldsEnoughTrials) {
   EXPECT_EQ(sum.records_total, 3);
   EXPECT_NE(sum.stop_reason.find("holds 3 records"), std::string::npos) << sum.stop_reason;
   EXPECT_EQ(calls, 1);
+}
+
+// Each batch asks the runner to time by one call a candidate whose first call
+// lasts slow_call_factor times the best so far; the final re-measure, and a
+// run with the factor 0, time every candidate in full.
+TEST(Tune, SlowCandidatesAreTimedByOneCall) {
+  struct RecordingRunner : testing::HashRunner {
+    std::vector<MeasureResult> Measure(const MeasureTask& task,
+                                       const std::vector<MeasureCandidate>& batch) override {
+      asked.push_back(task.timing.slow_call_secs);
+      best_before.push_back(best);
+      std::vector<MeasureResult> out = HashRunner::Measure(task, batch);
+      for (const MeasureResult& r : out) best = std::min(best, r.run_secs.front());
+      return out;
+    }
+    std::vector<double> asked, best_before;
+    double best = HUGE_VAL;
+  };
+  TuneSetup s = Make("GMM:0");
+  {
+    database::Database db = database::Database::InMemory();
+    RecordingRunner runner;
+    TuneSummary sum = Tune(s.ctx, runner, db, s.task, Options(12, 4));
+    ASSERT_EQ(sum.measured_this_run, 12) << sum.stop_reason;
+    ASSERT_EQ(runner.asked.size(), 4u);  // three batches, then the final re-measure
+    EXPECT_EQ(runner.asked[0], 0);       // nothing measured yet
+    for (size_t i = 1; i < 3; ++i)
+      EXPECT_DOUBLE_EQ(runner.asked[i], 8 * runner.best_before[i]) << i;
+    EXPECT_EQ(runner.asked[3], 0);
+  }
+  {
+    database::Database db = database::Database::InMemory();
+    RecordingRunner runner;
+    TuneOptions o = Options(12, 4);
+    o.slow_call_factor = 0;
+    Tune(s.ctx, runner, db, s.task, o);
+    EXPECT_EQ(runner.asked, std::vector<double>(4, 0.0));
+  }
+  database::Database db = database::Database::InMemory();
+  UnreachableRunner runner;
+  for (double bad : {1.5, -8.0, std::nan("")}) {
+    TuneOptions o = Options(4, 4);
+    o.slow_call_factor = bad;
+    EXPECT_THROW(Tune(s.ctx, runner, db, s.task, o), std::invalid_argument) << bad;
+  }
 }
 
 #if KILN_HAVE_RUNNER
