@@ -207,9 +207,7 @@ TuneSummary Tune(const TuneContext& ctx, Runner& runner, database::Database& db,
         batch_task.timing.slow_call_secs = opts.slow_call_factor * best->median_seconds;
       }
     }
-    t0 = std::chrono::steady_clock::now();
     std::vector<MeasureResult> results = runner.Measure(batch_task, to_measure);
-    summary.measure_secs += since(t0);
     if (results.size() != batch.size()) {
       throw std::runtime_error("tune: the runner returned " + std::to_string(results.size()) +
                                " results for a batch of " + std::to_string(batch.size()));

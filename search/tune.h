@@ -98,11 +98,10 @@ struct TuneSummary {
   // sampling, mutation, postprocs, prediction), i.e. the search overhead;
   // building and running are the runner's, training is UpdateCostModel's.
   double search_secs = 0;
-  // Where the rest of the wall time went: the runner's Measure calls
-  // (building and running candidates; LocalRunnerStats splits the two), the
-  // measure callbacks and the strategy's notification (committing to the
-  // database, training the cost model), and the final re-measure.
-  double measure_secs = 0;
+  // Where more of the wall time went: the measure callbacks and the
+  // strategy's notification (committing to the database, training the cost
+  // model), and the final re-measure. The runner's own clocks say how long
+  // building and running took (rpc::LocalRunnerStats).
   double learn_secs = 0;
   double remeasure_secs = 0;
   int64_t candidates_generated = 0;  // what the strategy proposed (measured or not)
