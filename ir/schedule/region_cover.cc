@@ -1,16 +1,15 @@
 // ir/schedule/analysis.h, dataflow in a scope: whether the producers of
 // each buffer a block reads write all of it (TVM's region_cover) and
 // whether a whole scope is a stage pipeline.
-#include "ir/schedule/analysis.h"
-
 #include <algorithm>
 #include <optional>
 #include <unordered_map>
 
 #include "ir/arith/analyzer.h"
 #include "ir/arith/int_set.h"
-#include "ir/arith/iter_map.h"
+#include "ir/arith/region_bound.h"
 #include "ir/op.h"
+#include "ir/schedule/analysis.h"
 #include "ir/schedule/analysis_internal.h"
 #include "ir/substitute.h"
 #include "ir/text/printer.h"
@@ -53,143 +52,10 @@ std::vector<std::pair<Var, Range>> LoopsBelow(const StmtPath& path, size_t lo) {
   return out;
 }
 
-arith::IntSetMap Domain(const std::vector<std::pair<Var, Range>>& loops, arith::Analyzer* an) {
-  std::unordered_map<const VarNode*, Range> ranges;
-  for (const auto& [v, r] : loops) ranges[v.get()] = r;
-  return arith::DomainFromRanges(ranges, an);
-}
-
-struct Interval {
-  Expr min, max;  // inclusive
-};
-
-// The region a producer certainly writes when the loops below the LCA run
-// over their domains (a lower bound; nullopt when it cannot be shown to be a
-// full box). Each dimension's start must be a single affine split of the
-// relaxed loops whose stride does not exceed the written extent.
-std::optional<std::vector<Interval>> ProducedLowerBound(
-    const std::vector<Range>& region, const std::vector<std::pair<Var, Range>>& loops,
-    const Expr& predicate, arith::Analyzer* an) {
-  std::vector<Expr> mins;
-  for (const Range& r : region) mins.push_back(r.min);
-  Expr pred = predicate;
-  if (pred.defined() && IsConstInt(pred, 1)) pred = Expr();
-  if (loops.empty()) {
-    if (pred.defined() && !an->CanProve(pred)) return std::nullopt;
-    std::vector<Interval> out;
-    for (const Range& r : region) {
-      out.push_back({an->Simplify(r.min), an->Simplify(r.min + r.extent - 1)});
-    }
-    return out;
-  }
-  arith::IterMapResult res =
-      arith::DetectIterMap(mins, loops, pred, arith::IterMapLevel::kSurjective, an);
-  if (!res.ok()) return std::nullopt;
-  std::vector<Interval> out;
-  for (size_t i = 0; i < region.size(); ++i) {
-    const arith::IterSumExpr& sum = res.indices[i];
-    Expr ext = an->Simplify(region[i].extent);
-    Expr base = an->Simplify(sum.base);
-    if (sum.args.empty()) {
-      out.push_back({base, an->Simplify(base + ext - 1)});
-      continue;
-    }
-    if (sum.args.size() != 1) return std::nullopt;
-    const arith::IterSplitExpr& s = sum.args[0];
-    if (s.scale <= 0 || !an->CanProveGE(ext - s.scale, 0)) return std::nullopt;
-    out.push_back(
-        {base, an->Simplify(base + IntImm(s.extent * s.scale, ext.dtype()) + ext - (s.scale + 1))});
-  }
-  return out;
-}
-
-// The region a consumer may read (an upper bound).
-std::vector<Interval> ConsumedUpperBound(const std::vector<Range>& region,
-                                         const std::vector<std::pair<Var, Range>>& loops,
-                                         arith::Analyzer* an) {
-  arith::IntSetMap dom = Domain(loops, an);
-  std::vector<Interval> out;
-  for (const Range& r : region) {
-    arith::IntervalSet lo = arith::EvalSet(r.min, dom, an);
-    // A point access (extent 1, the common case) ends where it starts.
-    if (IsConstInt(r.extent, 1)) {
-      out.push_back({lo.min, lo.max});
-      continue;
-    }
-    arith::IntervalSet hi = arith::EvalSet(r.min + r.extent - 1, dom, an);
-    out.push_back({lo.min, hi.max});
-  }
-  return out;
-}
-
-bool Covers(const std::vector<Interval>& produced, const std::vector<Interval>& consumed,
-            const Buffer& buffer, arith::Analyzer* an) {
-  for (size_t d = 0; d < produced.size(); ++d) {
-    if (!consumed[d].min.defined() || !consumed[d].max.defined()) return false;
-    // Clamping both sides to the buffer is monotone, so bounds that nest
-    // unclamped nest clamped too: try that cheaper proof first.
-    if (an->CanProve(LE(produced[d].min, consumed[d].min)) &&
-        an->CanProve(LE(consumed[d].max, produced[d].max))) {
-      continue;
-    }
-    Expr top = buffer.shape()[d] - 1;
-    Expr zero = IntImm(0, top.dtype());
-    Expr pmin = an->Simplify(Max(produced[d].min, zero));
-    Expr pmax = an->Simplify(Min(produced[d].max, top));
-    Expr cmin = an->Simplify(Max(consumed[d].min, zero));
-    Expr cmax = an->Simplify(Min(consumed[d].max, top));
-    if (!an->CanProve(LE(pmin, cmin)) || !an->CanProve(LE(cmax, pmax))) return false;
-  }
-  return true;
-}
-
-// Unites boxes that agree on every dimension but one, where they touch or
-// overlap: the union is then itself a box (a sound lower bound of what the
-// producers write together). Repeats until nothing merges.
-void MergeBoxes(std::vector<std::vector<Interval>>* boxes, arith::Analyzer* an) {
-  auto same = [&](const Expr& a, const Expr& b) { return an->CanProveEqual(a, b); };
-  for (bool merged = true; merged;) {
-    merged = false;
-    for (size_t x = 0; x < boxes->size() && !merged; ++x) {
-      for (size_t y = 0; y < boxes->size() && !merged; ++y) {
-        if (x == y) continue;
-        std::vector<Interval>& a = (*boxes)[x];
-        const std::vector<Interval>& b = (*boxes)[y];
-        int differing = -1;
-        bool ok = true;
-        for (size_t d = 0; d < a.size() && ok; ++d) {
-          if (same(a[d].min, b[d].min) && same(a[d].max, b[d].max)) continue;
-          if (differing >= 0) ok = false;
-          differing = static_cast<int>(d);
-        }
-        if (!ok || differing < 0) continue;
-        Interval& ia = a[differing];
-        const Interval& ib = b[differing];
-        // a then b, with b starting at most one past the end of a.
-        if (an->CanProve(LE(ia.min, ib.min)) && an->CanProve(LE(ib.min, ia.max + 1))) {
-          if (an->CanProve(LT(ia.max, ib.max))) ia.max = ib.max;
-          boxes->erase(boxes->begin() + y);
-          merged = true;
-        }
-      }
-    }
-  }
-}
-
 size_t CommonPrefix(const StmtPath& a, const StmtPath& b) {
   size_t n = 0;
   while (n < a.size() && n < b.size() && a[n].same_as(b[n])) ++n;
   return n;
-}
-
-std::string RegionText(const std::vector<Interval>& r) {
-  std::string s = "[";
-  for (size_t i = 0; i < r.size(); ++i) {
-    if (i) s += ", ";
-    s += (r[i].min.defined() ? ToText(r[i].min) : "-inf") + " : " +
-         (r[i].max.defined() ? ToText(r[i].max) : "inf");
-  }
-  return s + "]";
 }
 
 }  // namespace
@@ -250,14 +116,13 @@ bool IsRegionCovered(const StmtPath& scope_path, const BlockRealizeNode* consume
     lcas.erase(std::unique(lcas.begin(), lcas.end()), lcas.end());
     std::reverse(lcas.begin(), lcas.end());
     for (size_t lca : lcas) {
-      std::vector<Interval> consumed =
-          ConsumedUpperBound(consumed_region, LoopsBelow(cpath, lca), &an);
-      std::vector<std::vector<Interval>> boxes;
+      arith::Box consumed = arith::ConsumedUpperBound(consumed_region, LoopsBelow(cpath, lca), &an);
+      std::vector<arith::Box> boxes;
       // What each producer was found to write, turned into words only if
       // the check fails (printing regions costs more than the check).
       struct Written {
         const BlockNode* block;
-        std::optional<std::vector<Interval>> box;
+        std::optional<arith::Box> box;
       };
       std::vector<Written> written;
       for (const auto& [ppath, plca] : producers) {
@@ -266,15 +131,15 @@ bool IsRegionCovered(const StmtPath& scope_path, const BlockRealizeNode* consume
         VarMap pbinding = BindingMap(prealize);
         for (const BufferRegion& w : prealize->block->writes) {
           if (w.buffer.get() != read.buffer.get()) continue;
-          auto produced = ProducedLowerBound(Unbind(w, pbinding), LoopsBelow(*ppath, lca),
-                                             prealize->predicate, &an);
+          auto produced = arith::ProducedLowerBound(Unbind(w, pbinding), LoopsBelow(*ppath, lca),
+                                                    prealize->predicate, &an);
           written.push_back({prealize->block.get(), produced});
           if (produced) boxes.push_back(std::move(*produced));
         }
       }
-      MergeBoxes(&boxes, &an);
-      bool covered = std::any_of(boxes.begin(), boxes.end(), [&](const std::vector<Interval>& b) {
-        return Covers(b, consumed, read.buffer, &an);
+      arith::MergeBoxes(&boxes, &an);
+      bool covered = std::any_of(boxes.begin(), boxes.end(), [&](const arith::Box& b) {
+        return arith::Covers(b, consumed, read.buffer, &an);
       });
       if (!covered) {
         // A producer whose region is not a box restarts the list.
@@ -286,10 +151,10 @@ bool IsRegionCovered(const StmtPath& scope_path, const BlockRealizeNode* consume
             continue;
           }
           if (!produced_text.empty()) produced_text += "; ";
-          produced_text += "block " + wr.block->name + " writes " + RegionText(*wr.box);
+          produced_text += "block " + wr.block->name + " writes " + arith::BoxText(*wr.box);
         }
         SetWhy(why, "the region of buffer " + read.buffer.name() + " that block " + cblock->name +
-                        " reads, " + RegionText(consumed) +
+                        " reads, " + arith::BoxText(consumed) +
                         ", is not covered by what its producers write (" + produced_text + ")");
         return false;
       }

@@ -3,6 +3,7 @@
 // iteration of a loop (a cache under a parallel loop, say) is allocated per
 // iteration, and lives no longer than it is used.
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <set>
 #include <unordered_map>
@@ -10,6 +11,7 @@
 
 #include "ir/arith/analyzer.h"
 #include "ir/arith/int_set.h"
+#include "ir/arith/region_bound.h"
 #include "ir/functor.h"
 #include "ir/op.h"
 #include "ir/substitute.h"
@@ -39,6 +41,10 @@ class UseFinder : public IRVisitor {
   struct RegionUse {
     std::vector<Range> region;
     std::vector<const ForNode*> loops;
+    bool write = false;
+    size_t block = 0;  // the block's position in the tree, in execution order
+    Expr predicate;    // the block's predicate, bindings substituted
+    bool has_init = false;
   };
   std::unordered_map<const BufferNode*, std::vector<RegionUse>> region_uses;
 
@@ -55,6 +61,7 @@ class UseFinder : public IRVisitor {
       for (size_t i = 0; i < b.iter_vars.size() && i < r->iter_values.size(); ++i) {
         bind_[b.iter_vars[i].var.get()] = Substitute(r->iter_values[i], saved);
       }
+      size_t index = blocks_++;
       for (const auto* regions : {&b.reads, &b.writes}) {
         for (const auto& reg : *regions) {
           if (!allocated_.count(reg.buffer.get())) continue;
@@ -63,6 +70,10 @@ class UseFinder : public IRVisitor {
             u.region.push_back({Substitute(rg.min, bind_), Substitute(rg.extent, bind_)});
           }
           u.loops = loops_;
+          u.write = regions == &b.writes;
+          u.block = index;
+          if (r->predicate.defined()) u.predicate = Substitute(r->predicate, saved);
+          u.has_init = b.init.has_value();
           region_uses[reg.buffer.get()].push_back(std::move(u));
         }
       }
@@ -112,6 +123,7 @@ class UseFinder : public IRVisitor {
   Chain chain_;
   std::vector<const ForNode*> loops_;
   VarMap bind_;
+  size_t blocks_ = 0;
 };
 
 // Moving an allocation under loop `l` (allocating it per iteration) is safe
@@ -248,6 +260,66 @@ bool PerIterationSafe(const std::vector<UseFinder::RegionUse>& uses,
   return true;
 }
 
+// Iterations of `l` may also share elements, as long as each iteration
+// writes every element it reads before reading it: then no value flows from
+// one iteration to another, and per-iteration copies compute the same
+// values. That is the case of a convolution's padding computed under the
+// parallel loop: neighbouring iterations each pad the halo rows they share.
+// The proof is the schedule's region cover (ir/arith/region_bound.h): for
+// every read, the writes of the earlier blocks that share a loop with it at
+// some depth at or below `l` certainly cover, in each iteration of that
+// loop, what the read may touch. A block with an init reads its own output
+// on every reduction step but the first without writing it first in the
+// same iteration of every loop: such writers are refused.
+bool IterationsWriteWhatTheyRead(const std::vector<UseFinder::RegionUse>& uses, const ForNode* l,
+                                 const Buffer& buffer) {
+  arith::Analyzer an;
+  std::unordered_set<const ForNode*> bound;
+  for (const auto& u : uses) {
+    if (u.write && u.has_init) return false;
+    for (const auto* f : u.loops) {
+      if (bound.insert(f).second) an.Bind(f->loop_var, Range{f->min, f->extent});
+    }
+  }
+  auto below = [](const UseFinder::RegionUse& u, size_t depth) {
+    std::vector<std::pair<Var, Range>> out;
+    for (size_t i = depth; i < u.loops.size(); ++i) {
+      out.push_back({u.loops[i]->loop_var, Range{u.loops[i]->min, u.loops[i]->extent}});
+    }
+    return out;
+  };
+  for (const auto& read : uses) {
+    if (read.write) continue;
+    auto at = std::find(read.loops.begin(), read.loops.end(), l);
+    if (at == read.loops.end()) return false;
+    const size_t min_depth = static_cast<size_t>(at - read.loops.begin()) + 1;
+    // Earlier writers by depth of the loop they share with the read.
+    std::map<size_t, std::vector<const UseFinder::RegionUse*>, std::greater<>> writers;
+    for (const auto& w : uses) {
+      if (!w.write || w.block >= read.block) continue;
+      size_t n = 0;
+      while (n < w.loops.size() && n < read.loops.size() && w.loops[n] == read.loops[n]) ++n;
+      if (n >= min_depth) writers[n].push_back(&w);
+    }
+    bool covered = false;
+    for (const auto& [depth, group] : writers) {
+      arith::Box consumed = arith::ConsumedUpperBound(read.region, below(read, depth), &an);
+      std::vector<arith::Box> boxes;
+      for (const auto* w : group) {
+        auto box = arith::ProducedLowerBound(w->region, below(*w, depth), w->predicate, &an);
+        if (box) boxes.push_back(std::move(*box));
+      }
+      arith::MergeBoxes(&boxes, &an);
+      covered = std::any_of(boxes.begin(), boxes.end(), [&](const arith::Box& b) {
+        return arith::Covers(b, consumed, buffer, &an);
+      });
+      if (covered) break;
+    }
+    if (!covered) return false;
+  }
+  return true;
+}
+
 // GPU programs (a thread-bound loop between the allocation and its uses)
 // follow TVM: shared and local buffers are allocated at the lowest common
 // ancestor of their uses, without the per-iteration check (a kernel's
@@ -375,7 +447,11 @@ PrimFunc Plan(const PrimFunc& func, bool check_iterations) {
             last_ok = chain.back();
             break;
           }
-          if (!PerIterationSafe(uses.region_uses[b.get()], outer, f)) break;
+          const auto& region_uses = uses.region_uses[b.get()];
+          if (!PerIterationSafe(region_uses, outer, f) &&
+              !IterationsWriteWhatTheyRead(region_uses, f, b)) {
+            break;
+          }
           outer.push_back(f);
         }
         last_ok = *c;

@@ -302,6 +302,26 @@ TEST(EmittedCode, KernelRunsOnEveryThreadCount) {
   kiln_runtime_set_num_threads(0);
 }
 
+// A convolution whose padding is computed under the parallel row loop, each
+// iteration padding the rows it needs (neighbours share a halo): the padded
+// buffer is private to each iteration (ir/transform/plan_buffer_allocation.cc),
+// so the loop runs on threads and every thread count computes the same.
+TEST(EmittedCode, PaddingUnderAParallelLoopRunsOnEveryThreadCount) {
+  const PrimFunc conv = ir::Conv2dNHWC(1, 16, 16, 3, 8, 3, /*stride=*/1, /*padding=*/1);
+  ir::Schedule sch(conv, 1);
+  std::vector<ir::LoopRV> l = sch.GetLoops(sch.GetBlock("conv2d_nhwc"));  // n h w co rh rw rc
+  auto h = sch.Split(l[1], {int64_t{8}, int64_t{2}});
+  sch.Parallel(h[0]);
+  sch.ComputeAt(sch.GetBlock("PadInput"), h[0], true);
+  const PrimFunc f = sch.func();
+  EXPECT_NE(EmitLLVMIR(f, Host()).find("kiln_parallel_for"), std::string::npos);
+  for (int threads : {1, 2, 3, 8}) {
+    kiln_runtime_set_num_threads(threads);
+    EXPECT_TRUE(SameAsInterpreter(conv, f)) << threads << " threads";
+  }
+  kiln_runtime_set_num_threads(0);
+}
+
 TEST(BackendErrors, RefusesWhatItCannotCompile) {
   PrimFunc f = ir::Matmul(8, 8, 8);
   f.name = "not a name";

@@ -124,6 +124,30 @@ TEST(LowerSchedule, ImperfectSplitKeepsItsPredicate) {
   EXPECT_LT(allocs["X_local"].size, 40) << ToText(lowered);
 }
 
+// A convolution's padding computed under the parallel row loop: each
+// iteration pads the rows its outputs need, and neighbouring iterations
+// share two of them (the 3x3 window's halo). Each iteration writes every
+// padded element it reads, so the padded buffer is allocated per iteration
+// (4 of the 10 padded rows) and the loop stays parallel. Before, the buffer
+// stayed shared and the loop ran on one thread.
+TEST(LowerSchedule, PaddingComputedUnderAParallelLoopIsPerIteration) {
+  Schedule sch(Conv2dNHWC(1, 8, 8, 2, 4, 3, /*stride=*/1, /*padding=*/1));
+  BlockRV conv = sch.GetBlock("conv2d_nhwc");
+  auto loops = sch.GetLoops(conv);  // n, h, w, co, rh, rw, rc
+  auto hs = sch.Split(loops[1], {int64_t{4}, int64_t{2}});
+  sch.Parallel(hs[0]);
+  sch.ComputeAt(sch.GetBlock("PadInput"), hs[0], true);
+  PrimFunc lowered = Lower(sch.func());
+  EXPECT_TRUE(testing::SameAsLowered(sch.func(), lowered));
+  EXPECT_TRUE(testing::IsLowered(lowered));
+  EXPECT_TRUE(testing::RoundTrips(lowered));
+  auto allocs = Allocations(lowered);
+  ASSERT_EQ(allocs.count("PadInput"), 1u) << ToText(lowered);
+  EXPECT_TRUE(allocs["PadInput"].under_parallel) << ToText(lowered);
+  EXPECT_EQ(allocs["PadInput"].size, 4 * 10 * 2) << ToText(lowered);
+  EXPECT_EQ(CountLoops(lowered, ForKind::kParallel), 1) << ToText(lowered);
+}
+
 TEST(LowerSchedule, StorageAlignPadsTheStride) {
   Schedule sch(BatchMatmulNKKM(1, 8, 8, 8));
   BlockRV z = sch.GetBlock("Z");

@@ -72,6 +72,95 @@ def main(A: T.Buffer((4, 8), "float32"), C: T.Buffer((4, 8), "float32")):
 )");
 }
 
+// Neighbouring iterations share a halo: each writes B[2i : 2i + 4] and
+// reads all of it (a convolution's padding computed under the parallel loop
+// is the real case). No element is private to one iteration, but each
+// iteration writes everything it reads before reading it, so per-iteration
+// copies compute the same values: B moves under the loop.
+TEST(Passes, PlanBufferAllocationMovesAHaloUnderTheLoop) {
+  ExpectGolden(transform::PlanBufferAllocation, R"(# from tvm.script import tir as T
+
+@T.prim_func
+def main(A: T.Buffer((10,), "float32"), C: T.Buffer((8,), "float32")):
+    T.func_attr({"tir.noalias": T.bool(True)})
+    # with T.block("root"):
+    B = T.alloc_buffer((10,))
+    for i in T.parallel(4):
+        for j in range(4):
+            with T.block("B"):
+                vi = T.axis.spatial(10, i * 2 + j)
+                T.reads(A[vi])
+                T.writes(B[vi])
+                B[vi] = A[vi] * T.float32(2.0)
+        for j in range(2):
+            with T.block("C"):
+                vi = T.axis.spatial(8, i * 2 + j)
+                T.reads(B[vi:vi + 3])
+                T.writes(C[vi])
+                C[vi] = B[vi] + B[vi + 2]
+)",
+               R"(# from tvm.script import tir as T
+
+@T.prim_func
+def main(A: T.Buffer((10,), "float32"), C: T.Buffer((8,), "float32")):
+    T.func_attr({"tir.noalias": T.bool(True)})
+    # with T.block("root"):
+    for i in T.parallel(4):
+        with T.block("i_alloc"):
+            T.reads()
+            T.writes()
+            B = T.alloc_buffer((10,))
+            for j in range(4):
+                with T.block("B"):
+                    vi = T.axis.spatial(10, i * 2 + j)
+                    T.reads(A[vi])
+                    T.writes(B[vi])
+                    B[vi] = A[vi] * T.float32(2.0)
+            for j in range(2):
+                with T.block("C"):
+                    vi = T.axis.spatial(8, i * 2 + j)
+                    T.reads(B[vi:vi + 3])
+                    T.writes(C[vi])
+                    C[vi] = B[vi] + B[vi + 2]
+)");
+}
+
+// Each iteration reads B[2i], which the previous iteration wrote (only the
+// first iteration writes B[0] itself, under a predicate): a value flows
+// between iterations, so B stays above the loop. Moving it would make the
+// later iterations read unwritten (NaN-filled, in the interpreter) memory,
+// which ExpectGolden's comparison of outputs would catch.
+TEST(Passes, PlanBufferAllocationKeepsAValueFlowingBetweenIterations) {
+  const char* program = R"(# from tvm.script import tir as T
+
+@T.prim_func
+def main(A: T.Buffer((9,), "float32"), C: T.Buffer((8,), "float32")):
+    T.func_attr({"tir.noalias": T.bool(True)})
+    # with T.block("root"):
+    B = T.alloc_buffer((9,))
+    for i in T.parallel(4):
+        with T.block("B0"):
+            vi = T.axis.remap("S", [i])
+            T.where(i == 0)
+            T.reads(A[0])
+            T.writes(B[0])
+            B[0] = A[0]
+        for j in range(2):
+            with T.block("B"):
+                vi = T.axis.spatial(8, i * 2 + j)
+                T.reads(A[vi + 1])
+                T.writes(B[vi + 1])
+                B[vi + 1] = A[vi + 1] * T.float32(2.0)
+        for j in range(2):
+            with T.block("C"):
+                vi = T.axis.spatial(8, i * 2 + j)
+                T.reads(B[vi])
+                T.writes(C[vi])
+                C[vi] = B[vi]
+)";
+  ExpectGolden(transform::PlanBufferAllocation, program, program);
+}
+
 TEST(Passes, BlocksToLoopsSubstitutesBindings) {
   ExpectGolden(transform::BlocksToLoops, R"(# from tvm.script import tir as T
 
