@@ -479,6 +479,10 @@ LinearSum Simplifier::Sum(const Expr& e) {
 
 void Simplifier::MergeDivModPairs(LinearSum* s) {
   // k*c * (x // c) + k * (x % c) = k * x, for floor and for truncating pairs.
+  // When x is itself z // a (floor, a > 0), the division's canonical form is
+  // z // (a*c) (nested divisions fold, SumFloorDiv), so that pairs too:
+  // k*c * (z // (a*c)) + k * ((z // a) % c) = k * (z // a), the digits of a
+  // split fused back (f // 14 * 112 + f // 2 % 7 * 16 = f // 2 * 16).
   bool changed = true;
   while (changed) {
     changed = false;
@@ -490,10 +494,21 @@ void Simplifier::MergeDivModPairs(LinearSum* s) {
       ExprKind dk = mk == ExprKind::kFloorMod ? ExprKind::kFloorDiv : ExprKind::kDiv;
       int64_t c, k = s->terms[i].coeff, kc;
       if (!AsConstInt(mod->b, &c) || __builtin_mul_overflow(k, c, &kc)) continue;
+      Expr z;  // x = z // a: the division may be z // (a*c)
+      int64_t ac = 0;
+      if (const auto* in = mod->a.as<BinaryNode>();
+          in && mk == ExprKind::kFloorMod && mod->a.kind() == ExprKind::kFloorDiv) {
+        int64_t a;
+        if (AsConstInt(in->b, &a) && a > 0 && c > 0 && !__builtin_mul_overflow(a, c, &ac))
+          z = in->a;
+      }
       for (size_t j = 0; j < s->terms.size(); ++j) {
         const auto* div = s->terms[j].expr.as<BinaryNode>();
         if (!div || s->terms[j].expr.kind() != dk || s->terms[j].coeff != kc) continue;
-        if (!ExprEqual(div->b, mod->b) || !ExprEqual(div->a, mod->a)) continue;
+        bool same = ExprEqual(div->b, mod->b) && ExprEqual(div->a, mod->a);
+        int64_t d;
+        bool nested = z.defined() && AsConstInt(div->b, &d) && d == ac && ExprEqual(div->a, z);
+        if (!same && !nested) continue;
         Expr x = mod->a;
         LinearSum::Terms kept;
         for (size_t t = 0; t < s->terms.size(); ++t) {

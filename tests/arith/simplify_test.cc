@@ -186,7 +186,17 @@ TEST(Simplify, DivModPairsRecombine) {
   EXPECT_SIMPLIFIES(an, x - FloorDiv(x, C(4)) * 4, FloorMod(x, C(4)));
   EXPECT_SIMPLIFIES(an, (x + y) * 2 - FloorDiv(x + y, C(4)) * 8 + 1, FloorMod(x + y, C(4)) * 2 + 1);
   EXPECT_SIMPLIFIES(an, x - FloorDiv(x + y, C(4)) * 4, x - FloorDiv(x + y, C(4)) * 4);
+  // The digits of a split of a split: (x // 2) // 7 folds to x // 14, and
+  // pairs with (x // 2) % 7 back into x // 2.
+  EXPECT_SIMPLIFIES(an, FloorDiv(x, C(14)) * 112 + FloorMod(FloorDiv(x, C(2)), C(7)) * 16,
+                    FloorDiv(x, C(2)) * 16);
+  EXPECT_TRUE(an.CanProveEqual(FloorDiv(x, C(2)) * 16,
+                               FloorDiv(x, C(14)) * 112 + FloorMod(FloorDiv(x, C(2)), C(7)) * 16));
+  EXPECT_SIMPLIFIES(an, FloorDiv(x + y, C(12)) * 3 + FloorMod(FloorDiv(x + y, C(4)), C(3)),
+                    FloorDiv(x + y, C(4)));
   // Mismatched pieces stay apart.
+  EXPECT_SIMPLIFIES(an, FloorDiv(x, C(14)) * 112 + FloorMod(FloorDiv(x, C(2)), C(7)) * 8,
+                    FloorDiv(x, C(14)) * 112 + FloorMod(FloorDiv(x, C(2)), C(7)) * 8);
   EXPECT_SIMPLIFIES(an, FloorDiv(x, C(4)) * 2 + FloorMod(x, C(4)),
                     FloorDiv(x, C(4)) * 2 + FloorMod(x, C(4)));
   EXPECT_SIMPLIFIES(an, FloorDiv(x, C(4)) * 4 + FloorMod(y, C(4)),
