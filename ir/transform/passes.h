@@ -11,9 +11,13 @@ namespace kiln::ir::transform {
 // buffer's uses: onto that block when it is a block, into a new
 // allocation-scope block around the loop body when it is a loop, onto the
 // root block when it is the whole function. Unused buffers are dropped.
-// The allocation stops above a loop whose iterations touch common elements
-// of the buffer (checked by enumerating the iterations, 4096 at most), since
-// values flowing between iterations need the buffer to outlive one of them.
+// The allocation stops above a loop when a value may flow between its
+// iterations, which needs the buffer to outlive one of them. It moves under
+// the loop when its iterations touch disjoint elements (checked by
+// enumerating the iterations, 4096 at most), or when each iteration writes
+// every element it reads before reading it (the region-cover proof of
+// ir/arith/region_bound.h: a convolution's padding computed under the
+// parallel loop, whose iterations share a halo).
 // Storage-alignment requests ("buffer_dim_align" on the writing block) move
 // with the buffer onto its new allocating block.
 PrimFunc PlanBufferAllocation(const PrimFunc& func);
