@@ -482,7 +482,10 @@ void Simplifier::MergeDivModPairs(LinearSum* s) {
   // When x is itself z // a (floor, a > 0), the division's canonical form is
   // z // (a*c) (nested divisions fold, SumFloorDiv), so that pairs too:
   // k*c * (z // (a*c)) + k * ((z // a) % c) = k * (z // a), the digits of a
-  // split fused back (f // 14 * 112 + f // 2 % 7 * 16 = f // 2 * 16).
+  // split fused back (f // 14 * 112 + f // 2 % 7 * 16 = f // 2 * 16). The
+  // low digits fuse the same way: with a = b*d, k * ((z // b) % d) +
+  // k*d * ((z // a) % c) = k * ((z // b) % (d*c)), and z % d for b = 1
+  // (f % 16 * 32 + f // 16 % 2 * 512 = f % 32 * 32).
   bool changed = true;
   while (changed) {
     changed = false;
@@ -495,10 +498,9 @@ void Simplifier::MergeDivModPairs(LinearSum* s) {
       int64_t c, k = s->terms[i].coeff, kc;
       if (!AsConstInt(mod->b, &c) || __builtin_mul_overflow(k, c, &kc)) continue;
       Expr z;  // x = z // a: the division may be z // (a*c)
-      int64_t ac = 0;
+      int64_t a = 0, ac = 0;
       if (const auto* in = mod->a.as<BinaryNode>();
           in && mk == ExprKind::kFloorMod && mod->a.kind() == ExprKind::kFloorDiv) {
-        int64_t a;
         if (AsConstInt(in->b, &a) && a > 0 && c > 0 && !__builtin_mul_overflow(a, c, &ac))
           z = in->a;
       }
@@ -516,6 +518,33 @@ void Simplifier::MergeDivModPairs(LinearSum* s) {
         }
         s->terms = std::move(kept);
         s->Add(Sum(x), k);
+        changed = true;
+        break;
+      }
+      if (changed || !z.defined()) continue;
+      // The low digits: (z // b) % d with b*d = a (z % d when b = 1).
+      for (size_t j = 0; j < s->terms.size(); ++j) {
+        const auto* low = s->terms[j].expr.as<BinaryNode>();
+        int64_t d;
+        if (!low || s->terms[j].expr.kind() != ExprKind::kFloorMod || !AsConstInt(low->b, &d) ||
+            d <= 0 || a % d != 0 || k % d != 0 || s->terms[j].coeff != k / d) {
+          continue;
+        }
+        const int64_t b = a / d;
+        int64_t lb;
+        const auto* ldiv = low->a.as<BinaryNode>();
+        bool digits = b == 1 ? ExprEqual(low->a, z)
+                             : ldiv && low->a.kind() == ExprKind::kFloorDiv &&
+                                   AsConstInt(ldiv->b, &lb) && lb == b && ExprEqual(ldiv->a, z);
+        if (!digits) continue;
+        LinearSum fused = SumFloorMod(Sum(low->a), d * c);
+        fused.Scale(k / d);
+        LinearSum::Terms kept;
+        for (size_t t = 0; t < s->terms.size(); ++t) {
+          if (t != i && t != j) kept.push_back(s->terms[t]);
+        }
+        s->terms = std::move(kept);
+        s->Add(fused);
         changed = true;
         break;
       }

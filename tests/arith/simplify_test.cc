@@ -194,7 +194,23 @@ TEST(Simplify, DivModPairsRecombine) {
                                FloorDiv(x, C(14)) * 112 + FloorMod(FloorDiv(x, C(2)), C(7)) * 16));
   EXPECT_SIMPLIFIES(an, FloorDiv(x + y, C(12)) * 3 + FloorMod(FloorDiv(x + y, C(4)), C(3)),
                     FloorDiv(x + y, C(4)));
+  // And the low digits: x % 16 + ((x // 16) % 2) * 16 is x % 32.
+  EXPECT_SIMPLIFIES(an, FloorMod(x, C(16)) * 32 + FloorMod(FloorDiv(x, C(16)), C(2)) * 512,
+                    FloorMod(x, C(32)) * 32);
+  EXPECT_TRUE(an.CanProveEqual(FloorMod(x, C(32)) * 32,
+                               FloorMod(x, C(16)) * 32 + FloorMod(FloorDiv(x, C(16)), C(2)) * 512));
+  // Digits above the lowest: (x // 2) % 2 and (x // 4) % 4 are (x // 2) % 8.
+  EXPECT_SIMPLIFIES(an,
+                    FloorMod(FloorDiv(x, C(2)), C(2)) * 28 + FloorMod(FloorDiv(x, C(4)), C(4)) * 56,
+                    FloorMod(FloorDiv(x, C(2)), C(8)) * 28);
+  // All three digits of x % 60 (4, 3, 5) fuse back into x.
+  EXPECT_SIMPLIFIES(an,
+                    FloorMod(x, C(4)) + FloorMod(FloorDiv(x, C(4)), C(3)) * 4 +
+                        FloorMod(FloorDiv(x, C(12)), C(5)) * 12 + FloorDiv(x, C(60)) * 60,
+                    x);
   // Mismatched pieces stay apart.
+  EXPECT_SIMPLIFIES(an, FloorMod(x, C(16)) * 32 + FloorMod(FloorDiv(x, C(16)), C(2)) * 256,
+                    FloorMod(x, C(16)) * 32 + FloorMod(FloorDiv(x, C(16)), C(2)) * 256);
   EXPECT_SIMPLIFIES(an, FloorDiv(x, C(14)) * 112 + FloorMod(FloorDiv(x, C(2)), C(7)) * 8,
                     FloorDiv(x, C(14)) * 112 + FloorMod(FloorDiv(x, C(2)), C(7)) * 8);
   EXPECT_SIMPLIFIES(an, FloorDiv(x, C(4)) * 2 + FloorMod(x, C(4)),
@@ -210,6 +226,36 @@ TEST(Simplify, DivModPairsRecombine) {
   Var s("s");
   an.Bind(s, R(0, 4));
   EXPECT_SIMPLIFIES(an, s - FloorDiv(s, C(4)) * 4, s);
+}
+
+// The digit-fusion rules against brute force: for every small radix b, d, c
+// and scale k, both sums of two digits of x (floor semantics, x negative
+// too) keep their value, and fuse into a single term.
+TEST(Simplify, SplitDigitsFuseExactly) {
+  Analyzer an;
+  Var x("x");
+  int checked = 0;
+  for (int64_t b : {1, 2, 3}) {
+    for (int64_t d : {2, 3, 4}) {
+      for (int64_t c : {2, 5}) {
+        for (int64_t k : {1, 3, -2}) {
+          Expr low = b == 1 ? FloorMod(x, C(d)) : FloorMod(FloorDiv(x, C(b)), C(d));
+          Expr mid = FloorMod(FloorDiv(x, C(b * d)), C(c));
+          Expr high = FloorDiv(x, C(b * d * c));
+          for (Expr e : {low * k + mid * (k * d), mid * k + high * (k * c)}) {
+            Expr got = an.Simplify(e);
+            EXPECT_NE(got.kind(), ExprKind::kAdd) << Str(e) << " -> " << Str(got);
+            testing::ForEachPoint({x}, {-70}, {70}, [&](const testing::Env& env) {
+              ASSERT_EQ(testing::Eval(got, env), testing::Eval(e, env))
+                  << Str(e) << " -> " << Str(got) << " at x=" << env.at(x.get());
+            });
+            ++checked;
+          }
+        }
+      }
+    }
+  }
+  EXPECT_EQ(checked, 3 * 3 * 2 * 3 * 2);
 }
 
 TEST(Simplify, MinMaxWithProvableOrder) {
