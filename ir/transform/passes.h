@@ -60,6 +60,9 @@ PrimFunc LegalizeLoopKinds(const PrimFunc& func);
 // Unrolled loops with a constant extent are replicated; loops under a
 // "pragma_auto_unroll_max_step" annotation whose step count is within the
 // maximum become unrolled (replicated unless "pragma_unroll_explicit" is 0).
+// Steps count as TVM's UnrollLoop counts them: the stores a loop executes,
+// a vectorized loop's stores once each (each becomes one vector store), so
+// a micro-kernel's reduction loop over a few vector updates unrolls.
 // A loop whose body allocates is marked unrolled instead of replicated; an
 // unrolled loop without a constant extent becomes serial.
 PrimFunc UnrollLoops(const PrimFunc& func);

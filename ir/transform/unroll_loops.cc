@@ -40,24 +40,28 @@ class Unroller : public IRMutator {
       ann.erase(it);
     }
     int64_t saved_steps = steps_;
-    steps_ = 1;
+    steps_ = 0;
     Stmt body = VisitStmt(op->body);
-    int64_t body_steps = steps_;
+    int64_t body_steps = std::max<int64_t>(steps_, 1);
     int64_t n = -1;
     bool const_extent = AsConstInt(op->extent, &n);
     ForKind kind = op->for_kind;
     bool explicit_unroll = kind == ForKind::kUnrolled;
-    if (kind == ForKind::kSerial && const_extent && max_step_ > 0 && n * body_steps <= max_step_) {
+    if (kind == ForKind::kSerial && const_extent && max_step_ > 0 &&
+        static_cast<double>(n) * static_cast<double>(body_steps) <=
+            static_cast<double>(max_step_)) {
       kind = ForKind::kUnrolled;
       explicit_unroll = explicit_ != 0;
     }
     if (kind == ForKind::kUnrolled && !const_extent) kind = ForKind::kSerial;
     max_step_ = saved_max;
     explicit_ = saved_explicit;
-    // Saturating: step counts only need to be compared with small limits.
-    double total = static_cast<double>(saved_steps) *
-                   (const_extent ? static_cast<double>(std::max<int64_t>(n, 1)) * body_steps
-                                 : static_cast<double>(kBig));
+    // Saturating: step counts only need to be compared with small limits. A
+    // vectorized loop becomes one vector instruction per store.
+    double loop_steps = kind == ForKind::kVectorized ? static_cast<double>(body_steps)
+                        : const_extent ? static_cast<double>(std::max<int64_t>(n, 1)) * body_steps
+                                       : static_cast<double>(kBig);
+    double total = static_cast<double>(saved_steps) + loop_steps;
     steps_ = total >= static_cast<double>(kBig) ? kBig : static_cast<int64_t>(total);
     if (kind == ForKind::kUnrolled && explicit_unroll && n <= kMaxExplicitCopies &&
         ann.empty()) {
@@ -70,6 +74,12 @@ class Unroller : public IRMutator {
     f->body = body;
     f->annotations = ann;
     return Stmt(std::move(f));
+  }
+
+  // A step is one store executed (TVM's UnrollLoop counts the same).
+  Stmt VisitBufferStore(const Stmt& s, const BufferStoreNode* op) override {
+    steps_ = std::min(steps_ + 1, kBig);
+    return IRMutator::VisitBufferStore(s, op);
   }
 
  private:

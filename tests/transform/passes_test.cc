@@ -457,6 +457,49 @@ def main(A: T.Buffer((64,), "float32"), B: T.Buffer((64,), "float32")):
 )");
 }
 
+// The auto-unroll step count is the number of stores executed, a
+// vectorized loop's once: k's body (two vector updates of 8 lanes) is 2
+// steps, so k (8 steps) fits in 8 and is replicated; i (32) is not.
+TEST(Passes, UnrollLoopsCountsAVectorStoreAsOneStep) {
+  ExpectGolden(transform::UnrollLoops, R"(# from tvm.script import tir as T
+
+@T.prim_func
+def main(A: T.Buffer((64,), "float32"), B: T.Buffer((16,), "float32")):
+    T.func_attr({"tir.noalias": T.bool(True)})
+    # with T.block("root"):
+    for i in T.serial(4, annotations={"pragma_auto_unroll_max_step": 8, "pragma_unroll_explicit": 1}):
+        for k in range(4):
+            for v in T.vectorized(8):
+                B[v] = B[v] + A[k * 16 + v]
+            for v in T.vectorized(8):
+                B[v + 8] = B[v + 8] + A[k * 16 + v + 8]
+)",
+               R"(# from tvm.script import tir as T
+
+@T.prim_func
+def main(A: T.Buffer((64,), "float32"), B: T.Buffer((16,), "float32")):
+    T.func_attr({"tir.noalias": T.bool(True)})
+    # with T.block("root"):
+    for i in range(4):
+        for v in T.vectorized(8):
+            B[v] = B[v] + A[0 * 16 + v]
+        for v in T.vectorized(8):
+            B[v + 8] = B[v + 8] + A[0 * 16 + v + 8]
+        for v in T.vectorized(8):
+            B[v] = B[v] + A[1 * 16 + v]
+        for v in T.vectorized(8):
+            B[v + 8] = B[v + 8] + A[1 * 16 + v + 8]
+        for v in T.vectorized(8):
+            B[v] = B[v] + A[2 * 16 + v]
+        for v in T.vectorized(8):
+            B[v + 8] = B[v + 8] + A[2 * 16 + v + 8]
+        for v in T.vectorized(8):
+            B[v] = B[v] + A[3 * 16 + v]
+        for v in T.vectorized(8):
+            B[v + 8] = B[v + 8] + A[3 * 16 + v + 8]
+)");
+}
+
 TEST(Passes, LegalizeLoopKindsDemotes) {
   ExpectGolden(transform::LegalizeLoopKinds, R"(# from tvm.script import tir as T
 
