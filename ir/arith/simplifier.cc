@@ -526,8 +526,9 @@ void Simplifier::MergeDivModPairs(LinearSum* s) {
       for (size_t j = 0; j < s->terms.size(); ++j) {
         const auto* low = s->terms[j].expr.as<BinaryNode>();
         int64_t d;
-        if (!low || s->terms[j].expr.kind() != ExprKind::kFloorMod || !AsConstInt(low->b, &d) ||
-            d <= 0 || a % d != 0 || k % d != 0 || s->terms[j].coeff != k / d) {
+        if (j == i || !low || s->terms[j].expr.kind() != ExprKind::kFloorMod ||
+            !AsConstInt(low->b, &d) || d <= 0 || a % d != 0 || k % d != 0 ||
+            s->terms[j].coeff != k / d) {
           continue;
         }
         const int64_t b = a / d;

@@ -268,9 +268,9 @@ bool PerIterationSafe(const std::vector<UseFinder::RegionUse>& uses,
 // The proof is the schedule's region cover (ir/arith/region_bound.h): for
 // every read, the writes of the earlier blocks that share a loop with it at
 // some depth at or below `l` certainly cover, in each iteration of that
-// loop, what the read may touch. A block with an init reads its own output
-// on every reduction step but the first without writing it first in the
-// same iteration of every loop: such writers are refused.
+// loop, what the read may touch. A writer with an init reads its own
+// output on every reduction step after the first, which its signature does
+// not list: such writers are refused.
 bool IterationsWriteWhatTheyRead(const std::vector<UseFinder::RegionUse>& uses, const ForNode* l,
                                  const Buffer& buffer) {
   arith::Analyzer an;
