@@ -3,16 +3,13 @@
 // whether a whole scope is a stage pipeline.
 #include <algorithm>
 #include <optional>
-#include <unordered_map>
 
 #include "ir/arith/analyzer.h"
-#include "ir/arith/int_set.h"
 #include "ir/arith/region_bound.h"
 #include "ir/op.h"
 #include "ir/schedule/analysis.h"
 #include "ir/schedule/analysis_internal.h"
 #include "ir/substitute.h"
-#include "ir/text/printer.h"
 
 namespace kiln::ir {
 
