@@ -59,6 +59,13 @@ struct MultiLevelTilingConfig {
   std::vector<std::string> tile_binds;
   ReuseConfig reuse_read = {"no", {}, "global"};
   std::vector<int64_t> vector_load_lens;
+  // CPU: the input that the innermost spatial axis walks contiguously and
+  // some other spatial axis reuses (GEMM's B, a convolution's weights) may be
+  // packed into a compact copy at the end of a tile level, so the register
+  // tile streams rows that are adjacent in memory rather than a buffer row
+  // apart (configs/traces/README.md: the copy is what lets the hand GMM
+  // schedule reach OpenBLAS). A Kiln branch: TVM's CPU rules never pack.
+  ReuseConfig pack_read = {"may", {1}, "global"};
 };
 
 struct ParallelizeVectorizeUnrollConfig {

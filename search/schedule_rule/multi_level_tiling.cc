@@ -4,7 +4,9 @@
 // placed at one of the tile levels. Each write-reuse choice is a branch.
 // On a GPU ("SSSRRSRS") the first levels are also fused and bound to
 // tile_binds (blockIdx.x, vthread.x, threadIdx.x), and every input is staged
-// in shared memory at a read-reuse level, fetched cooperatively.
+// in shared memory at a read-reuse level, fetched cooperatively. On a CPU the
+// vector operand may also be packed at a tile level (AddPack).
+#include "ir/substitute.h"
 #include "search/annotations.h"
 #include "search/rule_analysis.h"
 #include "search/schedule_rule.h"
@@ -37,6 +39,12 @@ class MultiLevelTiling : public ScheduleRule {
       throw std::invalid_argument("MultiLevelTiling: structure '" + c_.structure +
                                   "' needs at least one 'S' and one 'R'");
     }
+    for (int level : c_.pack_read.levels) {
+      if (level < 1 || level > static_cast<int>(c_.structure.size())) {
+        throw std::invalid_argument("MultiLevelTiling: pack level " + std::to_string(level) +
+                                    " is outside 1.." + std::to_string(c_.structure.size()));
+      }
+    }
     for (int level : c_.reuse_write.levels) {
       if (level < 1 || level > static_cast<int>(c_.structure.size())) {
         throw std::invalid_argument("MultiLevelTiling: write-reuse level " +
@@ -60,7 +68,9 @@ class MultiLevelTiling : public ScheduleRule {
     TileLoopNest(&state);
     std::vector<ir::Schedule> out;
     for (State& s : AddWriteReuse(std::move(state))) {
-      for (State& r : AddReadReuse(std::move(s))) out.push_back(std::move(r.sch));
+      for (State& r : AddReadReuse(std::move(s))) {
+        for (State& p : AddPack(std::move(r))) out.push_back(std::move(p.sch));
+      }
     }
     return out;
   }
@@ -160,6 +170,67 @@ class MultiLevelTiling : public ScheduleRule {
     return out;
   }
 
+  // CPU: copy the vector operand (PackableRead) into a compact buffer at the
+  // end of tile level L, one branch per level; with "may", the unpacked state
+  // comes first.
+  std::vector<State> AddPack(State state) const {
+    if (c_.pack_read.req == "no" || !c_.tile_binds.empty()) return {std::move(state)};
+    const int read = PackableRead(state.sch.Get(state.block));
+    if (read < 0) return {std::move(state)};
+    std::vector<State> packed;
+    for (int level : c_.pack_read.levels) {
+      State s = Fork(state);
+      ir::BlockRV cache = s.sch.CacheRead(s.block, read, c_.pack_read.scope, {s.block});
+      s.sch.ComputeAt(cache, s.tiles[level - 1].back(), /*preserve_unit_loops=*/true);
+      packed.push_back(std::move(s));
+    }
+    std::vector<State> out;
+    if (c_.pack_read.req == "may") out.push_back(std::move(state));
+    for (State& s : packed) out.push_back(std::move(s));
+    return out;
+  }
+
+  // The read worth packing: a buffer of two or more dimensions, not written
+  // by the block, whose last index is the innermost spatial iter var with
+  // stride 1 (the vectorized loads come from it), whose rows are 1 KiB or
+  // longer (a panel of such rows falls on few cache sets; shorter rows, as a
+  // convolution's weights, gained nothing and trapped searches when packed:
+  // docs/ARCHITECTURE.md §4), and which leaves another spatial iter var
+  // unused (the copy is reused across that axis); -1 if none.
+  static int PackableRead(const ir::BlockNode& b) {
+    std::vector<const ir::VarNode*> spatial;
+    for (const ir::IterVar& iv : b.iter_vars) {
+      const auto* ext = iv.dom.extent.as<ir::IntImmNode>();
+      if (iv.iter_type == ir::IterType::kDataPar && !(ext && ext->value == 1)) {
+        spatial.push_back(iv.var.get());
+      }
+    }
+    if (spatial.size() < 2) return -1;
+    const ir::VarNode* inner = spatial.back();
+    for (size_t i = 0; i < b.reads.size(); ++i) {
+      const ir::BufferRegion& r = b.reads[i];
+      if (r.region.size() < 2) continue;
+      bool written = false;
+      for (const auto& w : b.writes) written = written || w.buffer.same_as(r.buffer);
+      if (written) continue;
+      const auto* row = r.buffer->shape.back().as<ir::IntImmNode>();
+      if (!row || row->value * ((r.buffer.dtype().bits() + 7) / 8) < kMinPackedRowBytes) continue;
+      const ir::Range& last = r.region.back();
+      const auto* ext = last.extent.as<ir::IntImmNode>();
+      if (!ext || ext->value != 1 || StrideOf(last.min, inner) != 1) continue;
+      bool reused = false;
+      for (const ir::VarNode* v : spatial) {
+        bool used = false;
+        for (const ir::Range& d : r.region) {
+          used = used || ir::UsesVar(d.min, [v](const ir::VarNode* u) { return u == v; });
+        }
+        reused = reused || !used;
+      }
+      if (reused) return static_cast<int>(i);
+    }
+    return -1;
+  }
+
   // A copy of the state whose schedule draws from its own forked stream.
   static State Fork(State& s) {
     State copy = s;
@@ -199,6 +270,8 @@ class MultiLevelTiling : public ScheduleRule {
     }
     return out;
   }
+
+  static constexpr int64_t kMinPackedRowBytes = 1024;
 
   MultiLevelTilingConfig c_;
   std::vector<int> s_indices_, r_indices_;

@@ -1,8 +1,10 @@
 // Design-space parity with TVM's CPU space tests (docs/ARCHITECTURE.md §4;
 // TVM's parity check: every te_workload at config 0 on a c5.9xlarge-like llvm target has
-// 3 sketches, SFM has 9), and soundness of every sketch: it replays, with
-// its decisions and with fresh ones, the postprocs accept it, and the
-// scheduled program computes what the workload does.
+// 3 sketches, SFM has 9; Kiln adds a packed twin of each sketch whose tiled
+// block reads a vector operand with rows of 1 KiB or more, which at these
+// sizes only T2D's weights have: SpacePack tests the twins), and soundness of every sketch: it
+// replays, with its decisions and with fresh ones, the postprocs accept it, and the scheduled
+// program computes what the workload does.
 #include <gtest/gtest.h>
 
 #include "../schedule/schedule_test_util.h"
@@ -23,8 +25,17 @@ using ir::testing::WellFormed;
 
 struct Parity {
   const char* name;
-  size_t sketches;
+  size_t sketches;  // TVM's
+  bool packed;      // MultiLevelTiling adds a packed twin of each sketch
 };
+
+// The sketch packs an input (MultiLevelTiling's pack_read branch).
+bool Packs(const ir::Schedule& s) {
+  for (const ir::Instruction& inst : s.trace().insts()) {
+    if (inst.kind == "CacheRead") return true;
+  }
+  return false;
+}
 
 class SpaceParity : public ::testing::TestWithParam<Parity> {};
 
@@ -32,7 +43,10 @@ TEST_P(SpaceParity, SketchCountMatchesTVM) {
   const Parity p = GetParam();
   TuneContext ctx = testing::Context(ir::MakeWorkload(p.name, 0));
   std::vector<ir::Schedule> spaces = ctx.space_generator->Generate(ctx);
-  ASSERT_EQ(spaces.size(), p.sketches) << p.name;
+  size_t unpacked = 0;
+  for (const ir::Schedule& s : spaces) unpacked += Packs(s) ? 0 : 1;
+  EXPECT_EQ(unpacked, p.sketches) << p.name;
+  EXPECT_EQ(spaces.size(), p.packed ? 2 * p.sketches : p.sketches) << p.name;
   for (const ir::Schedule& s : spaces) {
     // The root carries the parallel limit TVM's test shows: 18 cores x 16.
     const auto* root = s.func().body.as<ir::BlockRealizeNode>();
@@ -44,11 +58,57 @@ TEST_P(SpaceParity, SketchCountMatchesTVM) {
 
 INSTANTIATE_TEST_SUITE_P(
     CPU, SpaceParity,
-    ::testing::Values(Parity{"C1D", 3}, Parity{"C2D", 3}, Parity{"C3D", 3}, Parity{"CAP", 3},
-                      Parity{"DEP", 3}, Parity{"DIL", 3}, Parity{"GMM", 3}, Parity{"GRP", 3},
-                      Parity{"T2D", 3}, Parity{"NRM", 3}, Parity{"SFM", 9}, Parity{"CBR", 3},
-                      Parity{"TBG", 3}),
+    ::testing::Values(Parity{"C1D", 3, false}, Parity{"C2D", 3, false}, Parity{"C3D", 3, false},
+                      Parity{"CAP", 3, false}, Parity{"DEP", 3, false}, Parity{"DIL", 3, false},
+                      Parity{"GMM", 3, false}, Parity{"GRP", 3, false}, Parity{"T2D", 3, true},
+                      Parity{"NRM", 3, false}, Parity{"SFM", 9, false}, Parity{"CBR", 3, false},
+                      Parity{"TBG", 3, false}),
     [](const ::testing::TestParamInfo<Parity>& info) { return std::string(info.param.name); });
+
+// MultiLevelTiling's packed twin copies the operand the vector loads come
+// from (a GEMM's Y, a convolution's weight) right under the outer spatial
+// tile, so each parallel task packs the panel it reuses; it never packs the
+// operand indexed by the reduction (X), nor rows shorter than 1 KiB.
+TEST(SpacePack, PacksTheVectorOperandUnderTheOuterTile) {
+  struct Case {
+    const char* workload;
+    int index;
+    const char* block;
+    const char* packed;  // nullptr: no packed sketch
+    const char* unpacked;
+  };
+  for (const Case c : {Case{"GMM", 3, "Z", "Y_global", "X_global"},
+                       Case{"C2D", 3, "conv2d_nhwc", "weight_global", "PadInput_global"},
+                       Case{"GMM", 0, "Z", nullptr, nullptr},               // Y rows of 512 B
+                       Case{"C2D", 0, "conv2d_nhwc", nullptr, nullptr}}) {  // 256 B
+    SCOPED_TRACE(std::string(c.workload) + ":" + std::to_string(c.index));
+    TuneContext ctx = testing::Context(ir::MakeWorkload(c.workload, c.index));
+    int packed = 0;
+    for (ir::Schedule& s : ctx.space_generator->Generate(ctx)) {
+      if (!Packs(s)) continue;
+      ++packed;
+      ASSERT_NE(c.packed, nullptr) << s.trace().AsPython();
+      EXPECT_THROW(s.GetBlock(c.unpacked), ir::ScheduleError);
+      const std::vector<ir::LoopRV> copy = s.GetLoops(s.GetBlock(c.packed));
+      const std::vector<ir::LoopRV> compute = s.GetLoops(s.GetBlock(c.block));
+      // The outer tile: one loop per spatial axis, split first (S of SSRSRS).
+      size_t shared = 0;
+      while (shared < copy.size() && shared < compute.size() &&
+             &s.Get(copy[shared]) == &s.Get(compute[shared])) {
+        ++shared;
+      }
+      size_t spatial = 0;
+      for (const ir::IterVar& iv : s.Get(s.GetBlock(c.block)).iter_vars) {
+        spatial += iv.iter_type == ir::IterType::kDataPar ? 1 : 0;
+      }
+      EXPECT_EQ(shared, spatial) << s.trace().AsPython();
+      for (size_t i = 0; i < shared; ++i) {
+        EXPECT_EQ(s.Get(copy[i]).loop_var->name.back(), '0') << s.Get(copy[i]).loop_var->name;
+      }
+    }
+    EXPECT_EQ(packed, c.packed ? 3 : 0);
+  }
+}
 
 // Applies the postprocs after EnterPostproc; fails the test with the reason.
 ::testing::AssertionResult PostprocsAccept(const TuneContext& ctx, ir::Schedule* sch) {
