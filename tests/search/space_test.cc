@@ -123,10 +123,9 @@ TEST(SpacePack, PacksTheVectorOperandUnderTheOuterTile) {
   return ::testing::AssertionSuccess();
 }
 
-class SpaceSoundness : public ::testing::TestWithParam<int> {};
-
-TEST_P(SpaceSoundness, EverySketchReplaysAndComputesTheWorkload) {
-  const testing::ReducedCase c = testing::ReducedSuite()[GetParam()];
+// Every sketch of `c` replays, with its decisions and with fresh ones, the
+// postprocs accept it, and the scheduled program computes what c does.
+void ExpectSoundSketches(const testing::ReducedCase& c) {
   const ir::PrimFunc original = c.make();
   for (const char* target : {testing::kParityTarget, "llvm -num-cores=2"}) {
     TuneContext ctx = testing::Context(original, target, /*seed=*/7);
@@ -170,6 +169,28 @@ TEST_P(SpaceSoundness, EverySketchReplaysAndComputesTheWorkload) {
         EXPECT_GE(accepted, 3) << "postprocs rejected almost every sample";
       }
     }
+  }
+}
+
+class SpaceSoundness : public ::testing::TestWithParam<int> {};
+
+TEST_P(SpaceSoundness, EverySketchReplaysAndComputesTheWorkload) {
+  ExpectSoundSketches(testing::ReducedSuite()[GetParam()]);
+}
+
+// Shapes small enough for the interpreter whose vector operand has rows of
+// 1 KiB, so their spaces hold packed twins (the reduced suite's do not).
+TEST(SpaceSoundness, PackedTwinsReplayAndComputeTheWorkload) {
+  const std::vector<testing::ReducedCase> cases = {
+      {"GMM(1,4,256,4)", [] { return ir::BatchMatmulNKKM(1, 4, 256, 4); }},
+      {"C2D(1,4,4,2,256,3,1,1)", [] { return ir::Conv2dNHWC(1, 4, 4, 2, 256, 3, 1, 1); }},
+  };
+  for (const testing::ReducedCase& c : cases) {
+    TuneContext ctx = testing::Context(c.make());
+    int packed = 0;
+    for (const ir::Schedule& s : ctx.space_generator->Generate(ctx)) packed += Packs(s) ? 1 : 0;
+    EXPECT_EQ(packed, 3) << c.name;
+    ExpectSoundSketches(c);
   }
 }
 
