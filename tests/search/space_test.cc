@@ -180,7 +180,7 @@ TEST_P(SpaceSoundness, EverySketchReplaysAndComputesTheWorkload) {
 
 // Shapes small enough for the interpreter whose vector operand has rows of
 // 1 KiB, so their spaces hold packed twins (the reduced suite's do not).
-TEST(SpaceSoundness, PackedTwinsReplayAndComputeTheWorkload) {
+TEST(SpacePack, TwinsReplayAndComputeTheWorkload) {
   const std::vector<testing::ReducedCase> cases = {
       {"GMM(1,4,256,4)", [] { return ir::BatchMatmulNKKM(1, 4, 256, 4); }},
       {"C2D(1,4,4,2,256,3,1,1)", [] { return ir::Conv2dNHWC(1, 4, 4, 2, 256, 3, 1, 1); }},
