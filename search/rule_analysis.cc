@@ -109,14 +109,7 @@ std::optional<int64_t> IntAnn(const Annotations& anns, const std::string& key) {
 
 bool IsRootBlock(const Schedule& sch, BlockRV block) { return sch.PathOf(block).size() == 1; }
 
-bool NeedsMultiLevelTiling(const Schedule& sch, BlockRV block_rv) {
-  const BlockNode& block = sch.Get(block_rv);
-  if (HasAnn(block, ann::kTilingStructure)) return false;
-  if (block.writes.size() != 1 || block.reads.empty() || IsSpatialBlock(block)) return false;
-  if (!IsTrivialBinding(sch.PathOf(block_rv))) return false;
-  const BufferNode* write_buffer = block.writes[0].buffer.get();
-  // Spatial iter vars over a unit domain never index anything useful; they
-  // would count as "unused" and fake reuse.
+std::vector<const VarNode*> NonUnitSpatialVars(const BlockNode& block) {
   std::vector<const VarNode*> spatial;
   for (const IterVar& iv : block.iter_vars) {
     const int64_t* mn = ConstInt(iv.dom.min);
@@ -124,6 +117,17 @@ bool NeedsMultiLevelTiling(const Schedule& sch, BlockRV block_rv) {
     bool unit = mn && ext && *mn == 0 && *ext == 1;
     if (iv.iter_type == IterType::kDataPar && !unit) spatial.push_back(iv.var.get());
   }
+  return spatial;
+}
+
+bool NeedsMultiLevelTiling(const Schedule& sch, BlockRV block_rv) {
+  const BlockNode& block = sch.Get(block_rv);
+  if (HasAnn(block, ann::kTilingStructure)) return false;
+  if (block.writes.size() != 1 || block.reads.empty() || IsSpatialBlock(block)) return false;
+  if (!IsTrivialBinding(sch.PathOf(block_rv))) return false;
+  const BufferNode* write_buffer = block.writes[0].buffer.get();
+  // Unit spatial iter vars would count as "unused" and fake reuse.
+  const std::vector<const VarNode*> spatial = NonUnitSpatialVars(block);
   int unused = 0;
   std::set<const BufferNode*> seen;
   for (const BufferRegion& read : block.reads) {

@@ -6,6 +6,8 @@
 // tile_binds (blockIdx.x, vthread.x, threadIdx.x), and every input is staged
 // in shared memory at a read-reuse level, fetched cooperatively. On a CPU the
 // vector operand may also be packed at a tile level (AddPack).
+#include <set>
+
 #include "ir/substitute.h"
 #include "search/annotations.h"
 #include "search/rule_analysis.h"
@@ -198,13 +200,7 @@ class MultiLevelTiling : public ScheduleRule {
   // docs/ARCHITECTURE.md §4), and which leaves another spatial iter var
   // unused (the copy is reused across that axis); -1 if none.
   static int PackableRead(const ir::BlockNode& b) {
-    std::vector<const ir::VarNode*> spatial;
-    for (const ir::IterVar& iv : b.iter_vars) {
-      const auto* ext = iv.dom.extent.as<ir::IntImmNode>();
-      if (iv.iter_type == ir::IterType::kDataPar && !(ext && ext->value == 1)) {
-        spatial.push_back(iv.var.get());
-      }
-    }
+    const std::vector<const ir::VarNode*> spatial = NonUnitSpatialVars(b);
     if (spatial.size() < 2) return -1;
     const ir::VarNode* inner = spatial.back();
     for (size_t i = 0; i < b.reads.size(); ++i) {
@@ -218,15 +214,13 @@ class MultiLevelTiling : public ScheduleRule {
       const ir::Range& last = r.region.back();
       const auto* ext = last.extent.as<ir::IntImmNode>();
       if (!ext || ext->value != 1 || StrideOf(last.min, inner) != 1) continue;
-      bool reused = false;
-      for (const ir::VarNode* v : spatial) {
-        bool used = false;
-        for (const ir::Range& d : r.region) {
-          used = used || ir::UsesVar(d.min, [v](const ir::VarNode* u) { return u == v; });
-        }
-        reused = reused || !used;
+      std::set<const ir::VarNode*> used;
+      for (const ir::Range& d : r.region) {
+        for (const ir::VarNode* v : ir::FreeVars(d.min)) used.insert(v);
       }
-      if (reused) return static_cast<int>(i);
+      for (const ir::VarNode* v : spatial) {
+        if (!used.count(v)) return static_cast<int>(i);
+      }
     }
     return -1;
   }
