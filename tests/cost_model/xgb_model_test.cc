@@ -10,6 +10,7 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <tuple>
 
 #include "cost_model/metrics.h"
 #include "ir/schedule/schedule.h"
@@ -492,36 +493,50 @@ TEST(XGBModel, APriorThatMisleadsIsSetAside) {
   EXPECT_EQ(stuck.last_training().validation_rmse_without_prior, -1);
 }
 
-// The model shipped in configs/models/ loads, lists what it was trained on,
-// and holds out the workloads of bench/search_bench (which checks the same).
-TEST(XGBModel, ShippedPriorLoadsAndHoldsOutTheBenchWorkloads) {
-  const std::string path = std::string(KILN_SOURCE_DIR) + "/configs/models/avx512.model";
-  const XGBModel m = XGBModel::Load(path);
-  ASSERT_TRUE(m.trained());
-  const std::vector<std::string> seen = m.trained_workloads();
-  EXPECT_EQ(seen.size(), 30u);
-  // It names the CPU it was trained on, so that `kiln tune --prior-model
-  // auto` offers it only to targets of the same vector units.
-  EXPECT_NE(m.trained_target().find("-mcpu=rocketlake"), std::string::npos) << m.trained_target();
-  // Keys are the workloads' structural hashes: ResNet-50's 3x3 layer at 56x56
-  // is in, the benches' workloads are out.
-  const std::string r50_3x3 =
-      ir::StructuralHashHex(ir::MakeWorkloadWithParams("C2D", {1, 56, 56, 64, 64, 3, 1, 1}));
-  EXPECT_EQ(std::count(seen.begin(), seen.end(), r50_3x3), 1);
-  for (const auto& [family, config] : {std::pair{"GMM", 3}, {"C2D", 0}, {"SFM", 0}}) {
-    const std::string key = ir::StructuralHashHex(ir::MakeWorkload(family, config));
-    EXPECT_EQ(std::count(seen.begin(), seen.end(), key), 0) << family << ":" << config;
+// The models shipped in configs/models/ load, list what they were trained
+// on, and hold out the workloads of bench/search_bench (which checks the
+// same).
+TEST(XGBModel, ShippedPriorsLoadAndHoldOutTheBenchWorkloads) {
+  // name, workloads, the CPU named in the header's target
+  const std::tuple<std::string, size_t, std::string> shipped[] = {
+      {"avx512", 30u, "-mcpu=rocketlake"}, {"avx2", 30u, "-mcpu=znver1"}};
+  for (const auto& [name, count, cpu] : shipped) {
+    SCOPED_TRACE(name);
+    const XGBModel m =
+        XGBModel::Load(std::string(KILN_SOURCE_DIR) + "/configs/models/" + name + ".model");
+    ASSERT_TRUE(m.trained());
+    const std::vector<std::string> seen = m.trained_workloads();
+    EXPECT_EQ(seen.size(), count);
+    // It names the CPU it was trained on, so that `kiln tune --prior-model
+    // auto` offers it only to targets of the same vector units.
+    EXPECT_NE(m.trained_target().find(cpu), std::string::npos) << m.trained_target();
+    // Keys are the workloads' structural hashes: ResNet-50's 3x3 layer at
+    // 56x56 is in, the benches' workloads are out.
+    const std::string r50_3x3 =
+        ir::StructuralHashHex(ir::MakeWorkloadWithParams("C2D", {1, 56, 56, 64, 64, 3, 1, 1}));
+    EXPECT_EQ(std::count(seen.begin(), seen.end(), r50_3x3), 1);
+    for (const auto& [family, config] : {std::pair{"GMM", 3}, {"C2D", 0}, {"SFM", 0}}) {
+      const std::string key = ir::StructuralHashHex(ir::MakeWorkload(family, config));
+      EXPECT_EQ(std::count(seen.begin(), seen.end(), key), 0) << family << ":" << config;
+    }
+    // It ranks: a matmul whose rows run in parallel and whose columns are
+    // vectorized under the reduction (the shape of every schedule the search
+    // measures) above the same matmul as written.
+    std::vector<FeatureRows> rows;
+    for (bool scheduled : {false, true}) {
+      ir::Schedule sch(ir::Matmul(256, 256, 256));
+      std::vector<ir::LoopRV> loops = sch.GetLoops(sch.GetBlock("C"));
+      if (scheduled) {
+        std::vector<ir::LoopRV> j = sch.Split(loops[1], {int64_t{32}, int64_t{8}});
+        sch.Reorder({loops[0], j[0], loops[2], j[1]});
+        sch.Parallel(loops[0]);
+        sch.Vectorize(j[1]);
+      }
+      rows.push_back(ExtractFeatures(sch.func()));
+    }
+    const std::vector<double> p = m.PredictFeatures(rows);
+    EXPECT_LT(p[0], p[1]);
   }
-  // It ranks: a vectorized matmul above the same matmul unvectorized.
-  std::vector<FeatureRows> rows;
-  for (bool vec : {false, true}) {
-    ir::Schedule sch(ir::Matmul(64, 64, 64));
-    std::vector<ir::LoopRV> loops = sch.GetLoops(sch.GetBlock("C"));
-    if (vec) sch.Vectorize(loops[1]);
-    rows.push_back(ExtractFeatures(sch.func()));
-  }
-  const std::vector<double> p = m.PredictFeatures(rows);
-  EXPECT_LT(p[0], p[1]);
 }
 
 std::string ReadAll(const std::string& path) {

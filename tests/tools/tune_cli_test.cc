@@ -349,7 +349,7 @@ TEST_F(TuneCli, PriorModelRanksTheFirstBatch) {
   EXPECT_EQ(unknown.code, 1);
   EXPECT_NE(unknown.out.find("--prior-model: no model 'avx9000' (looked in "), std::string::npos)
       << unknown.out;
-  EXPECT_NE(unknown.out.find("known: avx512"), std::string::npos) << unknown.out;
+  EXPECT_NE(unknown.out.find("known: avx2 avx512"), std::string::npos) << unknown.out;
   for (const std::string& f : {prior, db_ + ".blind", db_ + ".shipped"}) {
     for (const char* suffix : {"", "-wal", "-shm"}) fs::remove(f + suffix);
   }
@@ -413,8 +413,8 @@ TEST_F(TuneCli, PriorModelAutoChoosesByVectorUnits) {
   EXPECT_EQ(none.out.find("starting from the model"), std::string::npos) << none.out;
   EXPECT_NE(none.out.find("has not learned yet"), std::string::npos) << none.out;
 
-  // Without the folder, only the shipped AVX-512 model is there, and it does
-  // not suit a generic x86-64 target: the reasons are logged.
+  // Without the folder, only the shipped models are there (AVX-512 and AVX2),
+  // and neither suits a generic x86-64 target: the reasons are logged.
   auto nothing = RunKiln(tune + " --db " + db_ + ".nothing" + kFast);
   ASSERT_EQ(nothing.code, 0) << nothing.out;
   EXPECT_NE(nothing.out.find("the xgb model starts from nothing: no model of configs/models/ "
@@ -422,13 +422,15 @@ TEST_F(TuneCli, PriorModelAutoChoosesByVectorUnits) {
             std::string::npos)
       << nothing.out;
   EXPECT_NE(nothing.out.find("avx512.model: avx512f is on for"), std::string::npos) << nothing.out;
+  EXPECT_NE(nothing.out.find("avx2.model: avx2 is on for"), std::string::npos) << nothing.out;
   EXPECT_NE(nothing.out.find("has not learned yet"), std::string::npos) << nothing.out;
   // With the folder again: the refused files and their reasons, when the
-  // target suits none (a generic x86-64 with AVX2 and FMA added).
+  // target suits none (a generic x86-64 with AVX2 added but not FMA, which
+  // the shipped AVX2 model was trained with).
   setenv("KILN_CONFIG_DIR", dir.c_str(), 1);
   auto avx2 = RunKiln(tune + " --db " + db_ +
                       ".avx2 --number 1 --repeat 1 --min-repeat-ms 1 "
-                      "--target 'llvm -mattr=+avx2,+fma -num-cores=1'");
+                      "--target 'llvm -mattr=+avx2 -num-cores=1'");
   unsetenv("KILN_CONFIG_DIR");
   ASSERT_EQ(avx2.code, 0) << avx2.out;
   EXPECT_NE(avx2.out.find("a_avx512.model: avx512f is on"), std::string::npos) << avx2.out;
@@ -438,6 +440,7 @@ TEST_F(TuneCli, PriorModelAutoChoosesByVectorUnits) {
       << avx2.out;
   EXPECT_NE(avx2.out.find("generic.model: avx2 is off for 'llvm -num-cores=1'"), std::string::npos)
       << avx2.out;
+  EXPECT_NE(avx2.out.find("avx2.model: fma is on for"), std::string::npos) << avx2.out;
   for (const std::string& f : {prior, db_ + ".none", db_ + ".nothing", db_ + ".avx2"}) {
     for (const char* suffix : {"", "-wal", "-shm"}) fs::remove(f + suffix);
   }
