@@ -29,6 +29,7 @@ bool IsRootBlock(const ir::Schedule& sch, ir::BlockRV block);
 // The block's data-parallel iter vars, less those over a unit domain (they
 // index nothing useful), in the block's order.
 std::vector<const ir::VarNode*> NonUnitSpatialVars(const ir::BlockNode& block);
+
 // 1 write, >= 1 read, not spatial, trivial binding, not yet tiled, and some
 // read leaves a (non-unit) spatial iter var unused: there is reuse to tile for.
 bool NeedsMultiLevelTiling(const ir::Schedule& sch, ir::BlockRV block);
