@@ -3,7 +3,6 @@
 // record replayed into a scheduled program, and its peer figures.
 #pragma once
 
-#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -30,7 +29,7 @@ struct BestSchedule {
 struct WorkloadSection {
   database::WorkloadId id = 0;
   std::string hash;
-  std::string name;  // a suite or job spec when one matches the hash, else "workload <hash>"
+  std::string name;  // report/workload_names.h: WorkloadLabel
   std::string target;
   double flops = 0;                             // ir::EstimateFlops of the stored workload
   std::vector<database::TuningRecord> records;  // commit order
@@ -42,10 +41,5 @@ struct WorkloadSection {
 // Throws database::DatabaseError when the database cannot be read.
 std::vector<WorkloadSection> CollectSections(const database::Database& db,
                                              const ReportFilter& filter);
-
-// Names people use for a stored workload, by structural hash: every suite
-// workload ("GMM:2") and every workload spec of the farm jobs the database
-// holds ("C2D(1,56,56,64,64,3,1,1)").
-std::map<std::string, std::string> KnownWorkloadNames(const database::Database& db);
 
 }  // namespace kiln::report

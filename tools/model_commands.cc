@@ -23,6 +23,7 @@
 #include "cost_model/xgb_model.h"
 #include "database/database.h"
 #include "ir/structural_hash.h"
+#include "report/workload_names.h"
 #include "search/measured_samples.h"
 #include "tools/command_guard.h"
 #include "tools/commands.h"
@@ -81,6 +82,9 @@ struct Loaded {
   std::string target;
   std::vector<cost_model::FeatureSample> samples;
   int64_t unreplayable = 0;  // records that no longer replay: skipped
+  // Each workload's name for people (report::WorkloadLabel), by its key.
+  std::map<std::string, std::string> labels;
+  const std::string& Label(const std::string& key) const { return labels.at(key); }
 };
 
 Loaded Load(const std::string& db_path, const std::string& target_spec,
@@ -97,6 +101,12 @@ Loaded Load(const std::string& db_path, const std::string& target_spec,
   search::MeasuredFeatures loaded = search::LoadMeasuredFeatures(db, l.target, threads, only);
   l.samples = std::move(loaded.samples);
   l.unreplayable = loaded.unreplayable;
+  const std::map<std::string, std::string> known = report::KnownWorkloadNames(db);
+  for (const cost_model::FeatureSample& s : l.samples) {
+    if (!l.labels.count(s.workload_key)) {
+      l.labels[s.workload_key] = report::WorkloadLabel(db, known, s.workload_key);
+    }
+  }
   if (l.unreplayable > 0) {
     std::cerr << "kiln: warning: " << l.unreplayable
               << " record(s) no longer replay and were skipped (first: " << loaded.first_error
@@ -343,14 +353,18 @@ void Eval(const std::string& db, const std::string& target, int folds, int top_k
       const Quality q = Judge(Rank(model, l.samples, by_workload.at(key)), top_k);
       const double rho = q.spearman, rec = q.recall;
       const int64_t n = q.records;
-      workload_json.push_back({{"workload_hash", key}, {"fold", f}, {"records", n},
-                               {"spearman", rho}, {"top_k_recall", rec}});
+      workload_json.push_back({{"workload_hash", key},
+                               {"workload", l.Label(key)},
+                               {"fold", f},
+                               {"records", n},
+                               {"spearman", rho},
+                               {"top_k_recall", rec}});
       fs.Add(q);
       overall.Add(q);
       if (!as_json) {
         std::cout << "  fold " << f << "  workload " << key.substr(0, 16) << "  " << std::setw(5)
                   << n << " records  spearman " << std::fixed << std::setprecision(3) << rho
-                  << "  top-" << top_k << " recall " << rec << "\n";
+                  << "  top-" << top_k << " recall " << rec << "  " << l.Label(key) << "\n";
       }
     }
     fold_json.push_back({{"fold", f},
@@ -418,6 +432,7 @@ void EvalHistory(const std::string& db, const std::string& target, int history, 
     const double rho = q.spearman, rec = q.recall, best = q.best_ratio;
     const int64_t n = q.records;
     workload_json.push_back({{"workload_hash", key},
+                             {"workload", l.Label(key)},
                              {"training_records", history},
                              {"records", n},
                              {"spearman", rho},
@@ -430,7 +445,7 @@ void EvalHistory(const std::string& db, const std::string& target, int history, 
                 << " later records  spearman " << std::fixed << std::setprecision(3) << rho
                 << "  top-" << top_k << " recall " << rec << "  best of top-" << top_k << " "
                 << best << (model.informative() ? "" : "  (nothing to train on: scores all 0)")
-                << "\n";
+                << "  " << l.Label(key) << "\n";
     }
   }
   if (as_json) {
@@ -479,6 +494,7 @@ void EvalModel(const std::string& db, const std::string& target, const std::stri
     const int64_t n = q.records;
     const bool trained_on = seen.count(key) > 0;
     workload_json.push_back({{"workload_hash", key},
+                             {"workload", l.Label(key)},
                              {"records", n},
                              {"spearman", rho},
                              {"top_k_recall", rec},
@@ -489,7 +505,8 @@ void EvalModel(const std::string& db, const std::string& target, const std::stri
       std::cout << "  workload " << key.substr(0, 16) << "  " << std::setw(5) << n
                 << " records  spearman " << std::fixed << std::setprecision(3) << rho << "  top-"
                 << top_k << " recall " << rec << "  best of top-" << top_k << " " << best
-                << (trained_on ? "  (the model trained on it)" : "") << "\n";
+                << (trained_on ? "  (the model trained on it)" : "") << "  " << l.Label(key)
+                << "\n";
     }
   }
   if (as_json) {

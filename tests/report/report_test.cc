@@ -18,6 +18,7 @@
 #include "report/report_page.h"
 #include "report/status_timeline.h"
 #include "report/svg_chart.h"
+#include "report/workload_names.h"
 #include "tests/database/schema_v3.h"
 
 namespace {
@@ -247,6 +248,32 @@ TEST_F(ReportDb, PageFromADatabaseEscapesUserTextAndShowsTheNumbers) {
   f.target.clear();
   f.job_id = "9";
   EXPECT_TRUE(report::CollectSections(db, f).empty());
+}
+
+// A workload no suite or job names is shown by its buffers, the outputs
+// (what its blocks write) after the arrow; a hash the database does not hold
+// keeps the hash.
+TEST_F(ReportDb, AnUnnamedWorkloadIsLabelledByItsBuffers) {
+  using namespace kiln::database;
+  const kiln::ir::PrimFunc mm = kiln::ir::Matmul(24, 40, 8);
+  EXPECT_EQ(report::BufferSignature(mm), "A[24,8], B[8,40] -> C[24,40]");
+  Database db = Database::Open(path_);
+  const WorkloadId w = db.CommitWorkload(mm);
+  const std::map<std::string, std::string> known = report::KnownWorkloadNames(db);
+  EXPECT_EQ(report::WorkloadLabel(db, known, db.WorkloadHash(w)), "A[24,8], B[8,40] -> C[24,40]");
+  EXPECT_EQ(report::WorkloadLabel(db, known, "0123456789abcdef0123"), "workload 0123456789abcdef");
+  const std::string gmm = db.WorkloadHash(db.CommitWorkload(kiln::ir::MakeWorkload("GMM", 0)));
+  EXPECT_EQ(report::WorkloadLabel(db, known, gmm), "GMM:0");
+
+  TuningRecord r;
+  r.target = "llvm";
+  r.trace_json = "[[],[]]";
+  r.run_seconds = {0.001};
+  r.verified = true;
+  db.CommitRecord(w, r);
+  auto sections = report::CollectSections(db, report::ReportFilter{});
+  ASSERT_EQ(sections.size(), 1u);
+  EXPECT_EQ(sections[0].name, "A[24,8], B[8,40] -> C[24,40]");
 }
 
 }  // namespace

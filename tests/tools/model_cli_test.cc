@@ -214,6 +214,7 @@ TEST_F(ModelCli, EvalWithAModelFileRanksWithoutTraining) {
     trained_on += w["trained_on"].get<bool>();
     if (w["trained_on"].get<bool>()) {
       EXPECT_EQ(w["workload_hash"], kiln::ir::StructuralHashHex(seen));
+      EXPECT_EQ(w["workload"], "A[64,32], B[32,64] -> C[64,64]");  // report::WorkloadLabel
     }
     // Vectorized and parallel schedules are fast on every workload: a model
     // of one ranks the others.
@@ -224,7 +225,9 @@ TEST_F(ModelCli, EvalWithAModelFileRanksWithoutTraining) {
 
   auto text = RunKiln("model eval --db " + db_ + " --target '" + kTarget + "' --model " + model_);
   ASSERT_EQ(text.code, 0) << text.out;
-  EXPECT_NE(text.out.find("(the model trained on it)"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("(the model trained on it)  A[64,32], B[32,64] -> C[64,64]\n"),
+            std::string::npos)
+      << text.out;
   EXPECT_NE(text.out.find("ranks 48 record(s) of 3 workload(s)"), std::string::npos) << text.out;
 
   auto history = RunKiln("model eval --db " + db_ + " --target '" + kTarget +
