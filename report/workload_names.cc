@@ -102,8 +102,9 @@ std::string WorkloadLabel(const database::Database& db,
   if (auto it = known.find(hash); it != known.end()) return it->second;
   // A label is for people: a workload whose text no longer parses still gets one.
   try {
-    for (database::WorkloadId id : db.FindWorkloadsByHash(hash)) {
-      return BufferSignature(ir::ParseFunc(db.WorkloadText(id), "workload " + hash));
+    const std::vector<database::WorkloadId> ids = db.FindWorkloadsByHash(hash);
+    if (!ids.empty()) {
+      return BufferSignature(ir::ParseFunc(db.WorkloadText(ids.front()), "workload " + hash));
     }
   } catch (const std::exception&) {
   }
