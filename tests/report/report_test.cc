@@ -265,11 +265,9 @@ TEST_F(ReportDb, AnUnnamedWorkloadIsLabelledByItsBuffers) {
   const std::string gmm = db.WorkloadHash(db.CommitWorkload(kiln::ir::MakeWorkload("GMM", 0)));
   EXPECT_EQ(report::WorkloadLabel(db, known, gmm), "GMM:0");
 
-  TuningRecord r;
+  TuningRecord r = Rec("ok", 0.001, 1);
   r.target = "llvm";
   r.trace_json = "[[],[]]";
-  r.run_seconds = {0.001};
-  r.verified = true;
   db.CommitRecord(w, r);
   auto sections = report::CollectSections(db, report::ReportFilter{});
   ASSERT_EQ(sections.size(), 1u);
