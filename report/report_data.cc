@@ -1,5 +1,7 @@
 #include "report/report_data.h"
 
+#include <map>
+
 #include "ir/flops.h"
 #include "ir/schedule/schedule.h"
 #include "ir/schedule/trace.h"

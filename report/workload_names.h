@@ -1,5 +1,5 @@
-// How a stored workload is named to people: by the suite or job name it was
-// tuned under when one matches its structural hash, else by its buffers.
+// How a stored workload is named to people: by its suite name, or the spec a
+// farm job gave it, when one matches its structural hash; else by its buffers.
 // `kiln report` titles its sections this way and `kiln model eval` its rows.
 #pragma once
 
