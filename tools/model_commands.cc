@@ -82,13 +82,16 @@ struct Loaded {
   std::string target;
   std::vector<cost_model::FeatureSample> samples;
   int64_t unreplayable = 0;  // records that no longer replay: skipped
-  // Each workload's name for people (report::WorkloadLabel), by its key.
+  // Each workload's name for people (report::WorkloadLabel), by its key;
+  // filled only for the evaluations, which print them.
   std::map<std::string, std::string> labels;
   const std::string& Label(const std::string& key) const { return labels.at(key); }
 };
 
-Loaded Load(const std::string& db_path, const std::string& target_spec,
-            const std::string& workload, int threads) {
+enum class Labels { kSkip, kFill };
+
+Loaded Load(const std::string& db_path, const std::string& target_spec, const std::string& workload,
+            int threads, Labels labels) {
   if (!std::ifstream(db_path)) throw std::runtime_error("--db " + db_path + ": no such file");
   Database db = Database::Open(db_path, Database::Mode::kReadOnly);
   Loaded l;
@@ -101,10 +104,12 @@ Loaded Load(const std::string& db_path, const std::string& target_spec,
   search::MeasuredFeatures loaded = search::LoadMeasuredFeatures(db, l.target, threads, only);
   l.samples = std::move(loaded.samples);
   l.unreplayable = loaded.unreplayable;
-  const std::map<std::string, std::string> known = report::KnownWorkloadNames(db);
-  for (const cost_model::FeatureSample& s : l.samples) {
-    if (!l.labels.count(s.workload_key)) {
-      l.labels[s.workload_key] = report::WorkloadLabel(db, known, s.workload_key);
+  if (labels == Labels::kFill) {
+    const std::map<std::string, std::string> known = report::KnownWorkloadNames(db);
+    for (const cost_model::FeatureSample& s : l.samples) {
+      if (!l.labels.count(s.workload_key)) {
+        l.labels[s.workload_key] = report::WorkloadLabel(db, known, s.workload_key);
+      }
     }
   }
   if (l.unreplayable > 0) {
@@ -192,7 +197,7 @@ void Train(const std::string& db, const std::string& target, const std::string& 
            const ModelFlags& flags, bool as_json) {
   const int threads = flags.threads;
   const auto t0 = std::chrono::steady_clock::now();
-  Loaded l = Load(db, target, workload, threads);
+  Loaded l = Load(db, target, workload, threads, Labels::kSkip);
   // Left out by workload, so that the model can start a bench of those
   // workloads (search_bench --prior-model) without having seen them.
   size_t left_out = 0;
@@ -322,7 +327,7 @@ void Eval(const std::string& db, const std::string& target, int folds, int top_k
           bool as_json) {
   const int threads = flags.threads;
   const auto t0 = std::chrono::steady_clock::now();
-  Loaded l = Load(db, target, "", threads);
+  Loaded l = Load(db, target, "", threads, Labels::kFill);
   // Fold f holds every folds-th workload.
   const auto [order, by_workload] = GroupByWorkload(l.samples);
   WarnIfPriorSawThem(prior, order);
@@ -400,7 +405,7 @@ void EvalHistory(const std::string& db, const std::string& target, int history, 
                  const ModelFlags& flags, const std::shared_ptr<const cost_model::XGBModel>& prior,
                  bool as_json) {
   const auto t0 = std::chrono::steady_clock::now();
-  Loaded l = Load(db, target, "", flags.threads);
+  Loaded l = Load(db, target, "", flags.threads, Labels::kFill);
   const auto [order, by_workload] = GroupByWorkload(l.samples);
   WarnIfPriorSawThem(prior, order);
   const bool any = std::any_of(by_workload.begin(), by_workload.end(), [&](const auto& w) {
@@ -472,7 +477,7 @@ void EvalHistory(const std::string& db, const std::string& target, int history, 
 void EvalModel(const std::string& db, const std::string& target, const std::string& model_file,
                const cost_model::XGBModel& model, int top_k, int threads, bool as_json) {
   const auto t0 = std::chrono::steady_clock::now();
-  Loaded l = Load(db, target, "", threads);
+  Loaded l = Load(db, target, "", threads, Labels::kFill);
   const auto [order, by_workload] = GroupByWorkload(l.samples);
   if (order.empty()) {
     throw std::runtime_error("--db " + db + ": no records for target '" + l.target + "'");
